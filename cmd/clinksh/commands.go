@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/sql"
+)
+
+const helpText = `Statements end with ';' and may span lines. Ctrl-C cancels a running
+query (or clears the line at the prompt); Ctrl-D or \q quits.
+
+  \?              this help
+  \q              quit
+  \d              list tables and views (name, kind, connector)
+  \d NAME         columns and types of a table or view
+  \timing [on|off]  toggle printing each statement's time
+  \format NAME    output format: table, csv, tsv, json, ndjson
+`
+
+// errCommand marks a failed backslash command (already reported).
+var errCommand = errors.New("backslash command failed")
+
+// command runs one backslash command and reports whether the shell should
+// quit. Errors are reported here; the REPL goes on, a script stops.
+func (sh *shell) command(line string) (quit bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sh.reportErr("ERROR: " + (&internalError{v: r}).Error() + "\n")
+			err = errCommand
+		}
+		sh.out.Flush()
+	}()
+	fail := func(msg string) (bool, error) {
+		sh.reportErr("ERROR: " + msg + "\n")
+		return false, errCommand
+	}
+	fields := strings.Fields(line)
+	name, args := fields[0], fields[1:]
+	switch name {
+	case `\q`, `\quit`:
+		return true, nil
+	case `\?`, `\h`, `\help`:
+		sh.out.WriteString(helpText)
+	case `\d`:
+		switch len(args) {
+		case 0:
+			sh.listTables()
+		case 1:
+			if msg := sh.describe(args[0]); msg != "" {
+				return fail(msg)
+			}
+		default:
+			return fail(`\d takes at most one name`)
+		}
+	case `\timing`:
+		switch {
+		case len(args) == 0:
+			sh.timing = !sh.timing
+		case args[0] == "on":
+			sh.timing = true
+		case args[0] == "off":
+			sh.timing = false
+		default:
+			return fail(fmt.Sprintf(`\timing: want on or off, not %q`, args[0]))
+		}
+		state := "off"
+		if sh.timing {
+			state = "on"
+		}
+		fmt.Fprintf(sh.info(), "Timing is %s.\n", state)
+	case `\format`:
+		if len(args) != 1 {
+			fmt.Fprintf(sh.info(), "Output format is %s.\n", sh.format)
+			return false, nil
+		}
+		if err := validFormat(args[0]); err != nil {
+			return fail(`\format: ` + err.Error())
+		}
+		sh.format = args[0]
+		fmt.Fprintf(sh.info(), "Output format is %s.\n", sh.format)
+	default:
+		return fail(fmt.Sprintf(`unknown command %s; \? lists the commands`, name))
+	}
+	return false, nil
+}
+
+func (sh *shell) listTables() {
+	tables := sh.sess.Tables()
+	sort.Slice(tables, func(i, j int) bool { return tables[i].Name < tables[j].Name })
+	rows := make([][]string, len(tables))
+	for i, t := range tables {
+		rows[i] = []string{t.Name, t.Kind, t.Connector}
+	}
+	sh.printTable([]string{"Name", "Kind", "Connector"}, rows)
+}
+
+// describe prints a table's columns; it returns an error message when
+// there is nothing to describe.
+func (sh *shell) describe(name string) string {
+	var found *engine.TableInfo
+	tables := sh.sess.Tables()
+	for i := range tables {
+		if strings.EqualFold(tables[i].Name, name) {
+			found = &tables[i]
+			break
+		}
+	}
+	if found == nil {
+		return fmt.Sprintf("no table or view named %q", name)
+	}
+	if found.Schema == nil {
+		return fmt.Sprintf("%s %q has no resolved columns", found.Kind, found.Name)
+	}
+	rows := make([][]string, found.Schema.NumFields())
+	for i, f := range found.Schema.Fields() {
+		null := "YES"
+		if !f.Nullable {
+			null = "NO"
+		}
+		rows[i] = []string{f.Name, sql.TypeString(f.Type), null}
+	}
+	kind := found.Kind
+	if found.Connector != "" {
+		kind += " (" + found.Connector + ")"
+	}
+	if found.Bounded {
+		kind += ", bounded"
+	} else {
+		kind += ", unbounded"
+	}
+	fmt.Fprintf(sh.out, "%s: %s\n", found.Name, kind)
+	sh.printTable([]string{"Column", "Type", "Nullable"}, rows)
+	return ""
+}
+
+// printTable draws a small table on stdout for a backslash command (these
+// are for the human whatever the result format).
+func (sh *shell) printTable(header []string, rows [][]string) {
+	t := tablewriter.NewTable(sh.out,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+	)
+	t.Configure(func(cfg *tablewriter.Config) {
+		cfg.Header.Formatting.AutoFormat = tw.Off
+		cfg.Row.Formatting.AutoWrap = tw.WrapNone
+	})
+	t.Header(header)
+	err := t.Bulk(rows)
+	if err == nil {
+		err = t.Render()
+	}
+	if err != nil {
+		sh.reportErr("ERROR: " + err.Error() + "\n")
+		return
+	}
+	fmt.Fprintln(sh.out, rowsLabel(int64(len(rows))))
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/mattn/go-runewidth"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// tableSink is the human format. A bounded result is buffered and drawn
+// with tablewriter when it ends, followed by "(N rows)". An unbounded result
+// never ends by itself, so it is printed as it arrives in the tableau style
+// of Flink's SQL client: a header once, then one line per row in fixed
+// column widths (values too wide are cut with "..."), flushed per batch.
+type tableSink struct {
+	opts sinkOptions
+	gate outputGate
+
+	mu      sync.Mutex
+	schema  *arrow.Schema
+	fns     []appendFunc
+	right   []bool // right-align (numbers)
+	bounded bool
+	cells   [][]string // bounded: every row, rendered at finish
+	widths  []int      // unbounded: fixed column widths
+	buf     []byte
+	line    []byte
+	n       int64
+}
+
+func (s *tableSink) Columns(schema *arrow.Schema, bounded bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.schema = schema
+	s.bounded = bounded
+	s.fns = columnAppenders(schema, styleText)
+	s.right = make([]bool, schema.NumFields())
+	for i, f := range schema.Fields() {
+		s.right[i] = isNumeric(f.Type)
+	}
+	s.gate.fn = s.opts.beforeOutput
+	if bounded {
+		return nil
+	}
+	if s.opts.unbounded != nil {
+		s.opts.unbounded()
+	}
+	s.widths = make([]int, schema.NumFields())
+	for i, f := range schema.Fields() {
+		s.widths[i] = max(runewidth.StringWidth(f.Name), typeWidth(f.Type))
+	}
+	s.gate.open()
+	out := s.border(s.line[:0])
+	out = s.tableauRow(out, func(c int) string { return schema.Field(c).Name })
+	out = s.border(out)
+	s.line = out
+	if _, err := s.opts.out.Write(out); err != nil {
+		return err
+	}
+	return s.opts.out.Flush()
+}
+
+func (s *tableSink) Batch(b *exec.Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fns == nil {
+		return errNoColumns
+	}
+	return forEachRecord(s.opts.mem, b, func(rec arrow.RecordBatch) error {
+		cols := rec.Columns()
+		nrows := int(rec.NumRows())
+		s.n += int64(nrows)
+		if s.bounded {
+			for i := 0; i < nrows; i++ {
+				row := make([]string, len(cols))
+				for c, col := range cols {
+					row[c] = s.cell(c, col, i)
+				}
+				s.cells = append(s.cells, row)
+			}
+			return nil
+		}
+		out := s.line[:0]
+		for i := 0; i < nrows; i++ {
+			out = s.tableauRow(out, func(c int) string {
+				return s.cell(c, cols[c], i)
+			})
+		}
+		s.line = out
+		if _, err := s.opts.out.Write(out); err != nil {
+			return err
+		}
+		return s.opts.out.Flush()
+	})
+}
+
+// cell renders value i of column c for the table (NULL for SQL NULL).
+func (s *tableSink) cell(c int, col arrow.Array, i int) string {
+	if col.IsNull(i) {
+		return "NULL"
+	}
+	s.buf = s.fns[c](col, i, s.buf[:0])
+	return string(s.buf)
+}
+
+func (s *tableSink) border(out []byte) []byte {
+	for _, w := range s.widths {
+		out = append(out, '+')
+		for k := 0; k < w+2; k++ {
+			out = append(out, '-')
+		}
+	}
+	return append(out, '+', '\n')
+}
+
+// tableauRow appends one fixed-width line; value(c) gives column c's text.
+// Headers follow their column's alignment, so names sit over their values.
+func (s *tableSink) tableauRow(out []byte, value func(c int) string) []byte {
+	for c, w := range s.widths {
+		v := value(c)
+		if strings.ContainsAny(v, "\n\r\t") {
+			v = controlToSpace.Replace(v)
+		}
+		vw := displayWidth(v)
+		if vw > w {
+			v = runewidth.Truncate(v, w, "...")
+			vw = runewidth.StringWidth(v)
+		}
+		out = append(out, '|', ' ')
+		if s.right[c] {
+			out = appendSpaces(out, w-vw)
+			out = append(out, v...)
+		} else {
+			out = append(out, v...)
+			out = appendSpaces(out, w-vw)
+		}
+		out = append(out, ' ')
+	}
+	return append(out, '|', '\n')
+}
+
+var controlToSpace = strings.NewReplacer("\n", " ", "\r", " ", "\t", " ")
+
+// displayWidth is the terminal width of v; ASCII (the common case) is its
+// length.
+func displayWidth(v string) int {
+	for i := 0; i < len(v); i++ {
+		if v[i] >= 0x80 {
+			return runewidth.StringWidth(v)
+		}
+	}
+	return len(v)
+}
+
+func appendSpaces(out []byte, n int) []byte {
+	for ; n > 0; n-- {
+		out = append(out, ' ')
+	}
+	return out
+}
+
+func (s *tableSink) finish(execErr error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.schema == nil {
+		return s.opts.out.Flush()
+	}
+	cancelled := errors.Is(execErr, context.Canceled)
+	if s.bounded {
+		// A failed query shows its error, not half a table; a cancelled
+		// one shows nothing either (the shell says it was cancelled).
+		if execErr != nil || cancelled {
+			return s.opts.out.Flush()
+		}
+		s.gate.open()
+		if err := s.renderBounded(); err != nil {
+			return err
+		}
+	} else {
+		s.gate.open()
+		if _, err := s.opts.out.Write(s.border(s.line[:0])); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintf(s.opts.out, "%s\n", rowsLabel(s.n)); err != nil {
+		return err
+	}
+	return s.opts.out.Flush()
+}
+
+func (s *tableSink) renderBounded() error {
+	aligns := make([]tw.Align, len(s.right))
+	for i, r := range s.right {
+		aligns[i] = tw.AlignLeft
+		if r {
+			aligns[i] = tw.AlignRight
+		}
+	}
+	t := tablewriter.NewTable(s.opts.out,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+	)
+	t.Configure(func(cfg *tablewriter.Config) {
+		// Column names and values exactly as they are: no upper-casing of
+		// headers, no trimming of spaces, no wrapping of long values.
+		cfg.Header.Formatting.AutoFormat = tw.Off
+		cfg.Header.Formatting.AutoWrap = tw.WrapNone
+		cfg.Row.Formatting.AutoWrap = tw.WrapNone
+		cfg.Row.Alignment.PerColumn = aligns
+		cfg.Behavior.TrimSpace = tw.Off
+		cfg.Behavior.TrimTab = tw.Off
+		cfg.Behavior.TrimLine = tw.Off
+	})
+	names := make([]string, s.schema.NumFields())
+	for i, f := range s.schema.Fields() {
+		names[i] = f.Name
+	}
+	t.Header(names)
+	if err := t.Bulk(s.cells); err != nil {
+		return fmt.Errorf("table: %w", err)
+	}
+	return t.Render()
+}
+
+func (s *tableSink) rows() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+func rowsLabel(n int64) string {
+	if n == 1 {
+		return "(1 row)"
+	}
+	return fmt.Sprintf("(%d rows)", n)
+}
+
+func isNumeric(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128:
+		return true
+	}
+	return false
+}
+
+// typeWidth is a column's width in the tableau from its type alone, since an
+// unbounded result's widths are fixed before the first row arrives. Strings
+// and nested values get 30, Flink's tableau cap.
+func typeWidth(dt arrow.DataType) int {
+	switch t := dt.(type) {
+	case *arrow.BooleanType:
+		return 5
+	case *arrow.Int8Type:
+		return 4
+	case *arrow.Int16Type:
+		return 6
+	case *arrow.Int32Type:
+		return 11
+	case *arrow.Int64Type:
+		return 20
+	case *arrow.Float32Type:
+		return 14
+	case *arrow.Float64Type:
+		return 24
+	case *arrow.Decimal128Type:
+		return int(t.Precision) + 2
+	case *arrow.Date32Type:
+		return 10
+	case *arrow.TimestampType:
+		switch t.Unit {
+		case arrow.Second:
+			return 19
+		case arrow.Millisecond:
+			return 23
+		case arrow.Microsecond:
+			return 26
+		}
+		return 29
+	}
+	return 30
+}

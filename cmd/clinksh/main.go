@@ -1,0 +1,200 @@
+// Command clinksh is clink's interactive SQL shell.
+//
+//	clinksh                          interactive (readline, history, Ctrl-C cancels the query)
+//	clinksh -c "SQL; SQL"            run statements, exit non-zero on the first error
+//	clinksh -f file.sql              the same from a file
+//	echo "SELECT 1;" | clinksh       the same from stdin when it is not a terminal
+//	clinksh --format csv -c "..."    table (default), csv, tsv, json, ndjson
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+
+	"github.com/chzyer/readline"
+)
+
+// version is set at build time: -ldflags "-X main.version=v0.1.0".
+var version = "dev"
+
+// startMetricsServer is the /metrics hook. The metrics work sets it from an
+// init function in its own file of this package; it must serve Prometheus
+// text on addr in the background until ctx ends. While it is nil,
+// --metrics-addr is accepted and a notice says nothing is served.
+var startMetricsServer func(ctx context.Context, addr string) error
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitError       = 1 // a statement failed
+	exitUsage       = 2 // bad flags or unreadable input
+	exitInterrupted = 130
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type options struct {
+	command     string
+	file        string
+	format      string
+	version     bool
+	metricsAddr string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("clinksh", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.command, "c", "", "run the `SQL` statements (separated by ';') and exit")
+	fs.StringVar(&o.file, "f", "", "run the statements of `FILE` and exit")
+	fs.StringVar(&o.format, "format", formatTable, "output `format`: table, csv, tsv, json, ndjson")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics on `ADDR` (host:port)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: clinksh [flags]\n\n"+
+			"Without -c or -f, clinksh reads statements from stdin: interactively on a\n"+
+			"terminal (\\? for help), as a script otherwise.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (statements go in -c, or -f for a file)", fs.Arg(0))
+	}
+	if o.command != "" && o.file != "" {
+		return o, errors.New("use -c or -f, not both")
+	}
+	if err := validFormat(o.format); err != nil {
+		return o, fmt.Errorf("--format: %w", err)
+	}
+	return o, nil
+}
+
+func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "clinksh: %s\n", err)
+		return exitUsage
+	}
+	if o.version {
+		fmt.Fprintf(stdout, "clinksh %s (%s)\n", version, runtime.Version())
+		return exitOK
+	}
+
+	// Read the script before opening anything, so a missing file costs
+	// nothing but the message.
+	interactive := o.command == "" && o.file == "" && readline.IsTerminal(int(stdin.Fd()))
+	script := o.command
+	if o.file != "" {
+		b, err := os.ReadFile(o.file)
+		if err != nil {
+			fmt.Fprintf(stderr, "clinksh: %s\n", err)
+			return exitUsage
+		}
+		script = string(b)
+	} else if o.command == "" && !interactive {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "clinksh: reading stdin: %s\n", err)
+			return exitUsage
+		}
+		script = string(b)
+	}
+
+	ctx, stopCtx := context.WithCancel(context.Background())
+	defer stopCtx()
+	if o.metricsAddr != "" {
+		if startMetricsServer == nil {
+			fmt.Fprintf(stderr, "clinksh: --metrics-addr %s: /metrics is not served by this build\n", o.metricsAddr)
+		} else if err := startMetricsServer(ctx, o.metricsAddr); err != nil {
+			fmt.Fprintf(stderr, "clinksh: --metrics-addr: %s\n", err)
+			return exitUsage
+		}
+	}
+
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
+	sess := openSession()
+	defer sess.Close()
+	sh := &shell{
+		sess:        sess,
+		out:         out,
+		errw:        stderr,
+		format:      o.format,
+		progressTTY: readline.IsTerminal(int(stderr.Fd())),
+	}
+
+	if interactive {
+		return runInteractive(ctx, sh, stderr)
+	}
+	// A script: Ctrl-C cancels the statement running and stops the script.
+	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	err = sh.runScript(sigCtx, script)
+	switch {
+	case err == nil:
+		return exitOK
+	case sigCtx.Err() != nil && ctx.Err() == nil:
+		return exitInterrupted
+	default:
+		return exitError
+	}
+}
+
+func runInteractive(ctx context.Context, sh *shell, stderr io.Writer) int {
+	lines, err := newTermLines(historyPath())
+	if err != nil {
+		fmt.Fprintf(stderr, "clinksh: %s\n", err)
+		return exitUsage
+	}
+	defer lines.Close()
+	// Ctrl-C at the prompt reaches readline as a key (the terminal is in raw
+	// mode there); while a statement runs the terminal is cooked and it
+	// arrives as SIGINT, which cancels that statement only.
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt)
+	defer signal.Stop(sigc)
+	intr := make(chan struct{}, 1)
+	go func() {
+		for range sigc {
+			select {
+			case intr <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	sh.interrupts = intr
+	fmt.Fprintf(stderr, "clinksh %s. Statements end with ';'. \\? for help, \\q to quit.\n", version)
+	if err := sh.repl(ctx, lines); err != nil {
+		fmt.Fprintf(stderr, "clinksh: %s\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// historyPath is $CLINK_HISTORY, else ~/.clink_history ("" disables
+// history when there is no home directory).
+func historyPath() string {
+	if p := os.Getenv("CLINK_HISTORY"); p != "" {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".clink_history")
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestProgressText(t *testing.T) {
+	for _, tc := range []struct {
+		rows, rowsTotal, bytes, bytesTotal int64
+		want                               string
+	}{
+		{1234, 10000, 1536, 10 << 20, "1,234 / 10,000 rows (12%), 1.5 KiB / 10.0 MiB read"},
+		{5, 0, 100, 0, "5 rows, 100 B read"},
+		{1234567, 1000000, 0, 0, "1,234,567 / 1,000,000 rows (100%), 0 B read"},
+	} {
+		if got := progressText(tc.rows, tc.rowsTotal, tc.bytes, tc.bytesTotal); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}
+
+func TestProgressLineDrawsAndErases(t *testing.T) {
+	var w syncBuffer
+	p := &exec.Progress{}
+	p.RowsRead.Store(50)
+	p.RowsTotal.Store(100)
+	// A delay long enough that the goroutine never draws: the test drives
+	// tick itself.
+	l := startProgress(&w, p, time.Hour, time.Hour)
+	l.tick()
+	if got, want := w.String(), "\r50 / 100 rows (50%), 0 B read\x1b[K"; got != want {
+		t.Fatalf("drawn %q, want %q", got, want)
+	}
+	l.halt()
+	if got := w.String(); got[len(got)-4:] != "\r\x1b[K" {
+		t.Errorf("not erased: %q", got)
+	}
+	n := len(w.String())
+	l.tick()
+	l.halt()
+	if len(w.String()) != n {
+		t.Errorf("drew after halt: %q", w.String())
+	}
+}
+
+func TestProgressLineNotForUnbounded(t *testing.T) {
+	var w syncBuffer
+	l := startProgress(&w, &exec.Progress{}, time.Hour, time.Hour)
+	defer l.halt()
+	l.setUnbounded()
+	l.tick()
+	if w.String() != "" {
+		t.Errorf("drew for an unbounded result: %q", w.String())
+	}
+}
+
+// The shell erases the line before results print: the sink opens its
+// output gate, which halts the line.
+func TestProgressErasedBeforeResult(t *testing.T) {
+	ts := newTestShell(t, formatCSV)
+	var errw syncBuffer
+	ts.errw = &errw
+	var pl *progressLine
+	opts := sinkOptions{out: ts.out, mem: ts.mem}
+	pl = startProgress(&errw, &exec.Progress{}, time.Hour, time.Hour)
+	opts.beforeOutput = pl.halt
+	pl.tick()
+	s := newSink(formatCSV, opts)
+	if err := s.Columns(allTypesSchema(), true); err != nil {
+		t.Fatal(err)
+	}
+	if got := errw.String(); got != "\r0 rows, 0 B read\x1b[K\r\x1b[K" {
+		t.Errorf("stderr %q: the line must be erased before the header", got)
+	}
+}

@@ -1,0 +1,219 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/clink-sql/clink/connectors"
+	cexec "github.com/clink-sql/clink/exec"
+)
+
+const benchRows = 2_000_000
+
+var bidSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "auction", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "bidder", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "price", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "channel", Type: arrow.BinaryTypes.String},
+	{Name: "url", Type: arrow.BinaryTypes.String},
+	{Name: "dateTime", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+	{Name: "extra", Type: arrow.BinaryTypes.String},
+}, nil)
+
+// writeBids writes a nexmark-bid-shaped file (arrow-go writer, snappy,
+// 128k-row groups, dictionary where it pays, as a typical writer would).
+func writeBids(b *testing.B, path string, n int) {
+	mem := memory.NewGoAllocator()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	props := pq.NewWriterProperties(pq.WithCompression(compress.Codecs.Snappy), pq.WithMaxRowGroupLength(128*1024))
+	w, err := pqarrow.NewFileWriter(bidSchema, f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(7))
+	channels := []string{"Google", "Facebook", "Baidu", "Apple"}
+	letters := "abcdefghijklmnopqrstuvwxyz"
+	randStr := func(n int) string {
+		buf := make([]byte, n)
+		for i := range buf {
+			buf[i] = letters[rng.Intn(len(letters))]
+		}
+		return string(buf)
+	}
+	bld := array.NewRecordBuilder(mem, bidSchema)
+	defer bld.Release()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	for i := 0; i < n; i++ {
+		bld.Field(0).(*array.Int64Builder).Append(1000 + int64(rng.Intn(10000)))
+		bld.Field(1).(*array.Int64Builder).Append(1000 + int64(rng.Intn(100000)))
+		bld.Field(2).(*array.Int64Builder).Append(int64(rng.Intn(10_000_000)))
+		ch := channels[rng.Intn(4)]
+		if rng.Intn(10) == 0 {
+			ch = "channel-" + strconv.Itoa(rng.Intn(10000))
+		}
+		bld.Field(3).(*array.StringBuilder).Append(ch)
+		bld.Field(4).(*array.StringBuilder).Append("https://www.nexmark.com/" + randStr(5) + "/" + randStr(5) + "/" + randStr(5) + "/item.htm?query=1&channel_id=" + strconv.Itoa(rng.Intn(1<<30)))
+		bld.Field(5).(*array.TimestampBuilder).Append(arrow.Timestamp(base + int64(i)))
+		bld.Field(6).(*array.StringBuilder).Append(randStr(rng.Intn(40)))
+		if (i+1)%65536 == 0 || i == n-1 {
+			rec := bld.NewRecordBatch()
+			if err := w.WriteBuffered(rec); err != nil {
+				b.Fatal(err)
+			}
+			rec.Release()
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// aggregator computes count(*), sum(price), max(length(url)) over batches
+// of (price, url), as the DuckDB query does, straight from Arrow.
+type aggregator struct {
+	count, sum int64
+	maxLen     int
+}
+
+func (a *aggregator) Emit(_ context.Context, b *cexec.Batch) error {
+	rec := b.Record()
+	a.count += rec.NumRows()
+	for _, v := range rec.Column(0).(*array.Int64).Int64Values() {
+		a.sum += v
+	}
+	offs := rec.Column(1).(*array.String).ValueOffsets()
+	for i := 1; i < len(offs); i++ {
+		if l := int(offs[i] - offs[i-1]); l > a.maxLen {
+			a.maxLen = l // the URLs are ASCII: bytes = characters
+		}
+	}
+	return nil
+}
+
+func (a *aggregator) EmitWatermark(context.Context, int64) error { return nil }
+
+type discard struct{ rows int64 }
+
+func (d *discard) Emit(_ context.Context, b *cexec.Batch) error {
+	d.rows += int64(b.Len())
+	return nil
+}
+func (d *discard) EmitWatermark(context.Context, int64) error { return nil }
+
+// BenchmarkScan scans a 2M-row nexmark bid file single-threaded: the
+// columns of the DuckDB comparison query (price, url) with its aggregates,
+// and all seven columns. With duckpeer on PATH it also times
+// `duckpeer -threads 1` on the same query and file and reports the ratio.
+//
+//	go test ./connectors/parquet/ -run XXX -bench BenchmarkScan -benchtime 5x
+func BenchmarkScan(b *testing.B) {
+	// CLINK_BENCH_BID names a file to keep between runs (for profiling);
+	// it is written when missing.
+	path := os.Getenv("CLINK_BENCH_BID")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "bid.parquet")
+	}
+	if _, err := os.Stat(path); err != nil {
+		writeBids(b, path, benchRows)
+	}
+	tbl, err := Open(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Warm up (page cache, allocator) and drop the generator's garbage so
+	// the first sub-benchmark is not charged for them.
+	if src, err := tbl.NewSource(connectors.ScanSpec{}); err == nil {
+		src.Run(context.Background(), &discard{})
+	}
+	runtime.GC()
+	var clinkRate float64
+	var want aggregator
+	for _, bs := range []int{1024, 8192, 32768} {
+		b.Run(fmt.Sprintf("price_url/batch%d", bs), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				src, err := tbl.NewSource(connectors.ScanSpec{Columns: []int{2, 4}, BatchSize: bs})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var a aggregator
+				if err := src.Run(context.Background(), &a); err != nil {
+					b.Fatal(err)
+				}
+				if a.count != benchRows {
+					b.Fatalf("%d rows", a.count)
+				}
+				want = a
+			}
+			rate := float64(benchRows) * float64(b.N) / b.Elapsed().Seconds()
+			b.ReportMetric(rate, "rows/s")
+			if bs == DefaultBatchSize {
+				clinkRate = rate
+			}
+		})
+	}
+	b.Run("all_columns", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			src, _ := tbl.NewSource(connectors.ScanSpec{})
+			var d discard
+			if err := src.Run(context.Background(), &d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	duck, err := exec.LookPath("duckpeer")
+	if err != nil {
+		b.Log("duckpeer not on PATH: no DuckDB comparison")
+		return
+	}
+	b.Run("duckdb_threads1", func(b *testing.B) {
+		q := fmt.Sprintf("SELECT count(*), sum(price), max(length(url)) FROM '%s'", path)
+		re := regexp.MustCompile(`query 1: \d+ rows in ([0-9.]+)s`)
+		best := 0.0
+		for i := 0; i < b.N; i++ {
+			out, err := exec.Command(duck, "-threads", "1", q).CombinedOutput()
+			if err != nil {
+				b.Fatalf("duckpeer: %v\n%s", err, out)
+			}
+			m := re.FindSubmatch(out)
+			if m == nil {
+				b.Fatalf("no timing in %s", out)
+			}
+			sec, _ := strconv.ParseFloat(string(m[1]), 64)
+			if best == 0 || sec < best {
+				best = sec
+			}
+			if i == 0 {
+				wantLine := fmt.Sprintf("%d,%d,%d", want.count, want.sum, want.maxLen)
+				if !regexp.MustCompile(regexp.QuoteMeta(wantLine)).Match(out) {
+					b.Errorf("DuckDB answered %s, clink %s", out, wantLine)
+				}
+			}
+		}
+		duckRate := float64(benchRows) / best
+		b.ReportMetric(duckRate, "duck_rows/s")
+		if clinkRate > 0 {
+			b.ReportMetric(clinkRate/duckRate, "clink/duck")
+		}
+	})
+}

@@ -1,0 +1,87 @@
+package parquet
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/exec"
+)
+
+const fixtures = "../../testdata/parquet/"
+
+// collector is an exec.Emitter that keeps what it is given.
+type collector struct {
+	batches   []*exec.Batch
+	wms       []int64
+	stopAfter int // answer ErrStop on this emit (0: never)
+	onEmit    func(n int)
+}
+
+func (c *collector) Emit(ctx context.Context, b *exec.Batch) error {
+	b.Retain()
+	c.batches = append(c.batches, b)
+	if c.onEmit != nil {
+		c.onEmit(len(c.batches))
+	}
+	if c.stopAfter > 0 && len(c.batches) >= c.stopAfter {
+		return exec.ErrStop
+	}
+	return nil
+}
+
+func (c *collector) EmitWatermark(ctx context.Context, wm int64) error {
+	c.wms = append(c.wms, wm)
+	return nil
+}
+
+func (c *collector) rows() []exec.Row {
+	var out []exec.Row
+	for _, b := range c.batches {
+		out = append(out, exec.DecodeRows(b.Record())...)
+	}
+	return out
+}
+
+func (c *collector) numRows() int {
+	n := 0
+	for _, b := range c.batches {
+		n += b.Len()
+	}
+	return n
+}
+
+func (c *collector) release() {
+	for _, b := range c.batches {
+		b.Release()
+	}
+	c.batches = nil
+}
+
+// scan opens path, runs a scan of spec and returns the collector (the
+// caller releases it) and the source.
+func scan(t *testing.T, mem memory.Allocator, path string, declared *arrow.Schema, spec connectors.ScanSpec) (*collector, *Source) {
+	t.Helper()
+	tbl, err := Open(path, declared)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	tbl.WithAllocator(mem)
+	src, err := tbl.NewSource(spec)
+	if err != nil {
+		t.Fatalf("NewSource: %v", err)
+	}
+	c := &collector{}
+	if err := src.Run(context.Background(), c); err != nil {
+		c.release()
+		t.Fatalf("Run: %v", err)
+	}
+	return c, src
+}
+
+func checkedMem(t *testing.T) *memory.CheckedAllocator {
+	return memory.NewCheckedAllocator(memory.NewGoAllocator())
+}

@@ -1,0 +1,249 @@
+package parquet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/exec"
+)
+
+// DefaultBatchSize is the rows per batch when the planner does not say.
+// Batches never cross a row group, so a group smaller than this gives
+// smaller batches.
+const DefaultBatchSize = 8192
+
+// Source scans a Table: the spec's columns, in its order, as born-columnar
+// batches. Row groups excluded by the spec's filters are skipped; the plan
+// (and so RowGroups) is fixed when the source is made.
+type Source struct {
+	mem       memory.Allocator
+	schema    *arrow.Schema
+	cols      []int // table column of each output column
+	names     []string
+	optional  []bool
+	batchSize int
+	progress  *exec.Progress
+	plan      []scanFile
+	total     int
+	skipped   int
+	filters   []connectors.ColumnFilter
+}
+
+type scanFile struct {
+	fi     *fileInfo
+	groups []int
+}
+
+var _ exec.Source = (*Source)(nil)
+
+// NewSource validates spec and plans the scan: it reads only footers
+// (already in memory), so it does no I/O.
+func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
+	s := &Source{mem: t.mem, batchSize: spec.BatchSize, progress: spec.Progress, filters: spec.Filters}
+	if s.batchSize <= 0 {
+		s.batchSize = DefaultBatchSize
+	}
+	s.cols = spec.Columns
+	if s.cols == nil {
+		s.cols = make([]int, t.schema.NumFields())
+		for i := range s.cols {
+			s.cols[i] = i
+		}
+	}
+	fields := make([]arrow.Field, len(s.cols))
+	for i, c := range s.cols {
+		if c < 0 || c >= t.schema.NumFields() {
+			return nil, fmt.Errorf("parquet: %s: column index %d out of range (%d columns)", t.path, c, t.schema.NumFields())
+		}
+		fields[i] = t.schema.Field(c)
+		s.names = append(s.names, fields[i].Name)
+	}
+	s.schema = arrow.NewSchema(fields, nil)
+
+	var rows, bytes int64
+	for _, fi := range t.files {
+		sf := scanFile{fi: fi}
+		for g := range fi.meta.RowGroups {
+			rg := &fi.meta.RowGroups[g]
+			s.total++
+			if !groupMatches(fi, rg, t.schema, spec.Filters) {
+				s.skipped++
+				continue
+			}
+			sf.groups = append(sf.groups, g)
+			rows += rg.NumRows
+			for _, c := range s.cols {
+				bytes += rg.Columns[fi.cols[c].leaf].MetaData.TotalCompressedSize
+			}
+		}
+		if len(sf.groups) > 0 {
+			s.plan = append(s.plan, sf)
+		}
+	}
+	if s.progress != nil {
+		s.progress.RowsTotal.Add(rows)
+		s.progress.BytesTotal.Add(bytes)
+	}
+	return s, nil
+}
+
+// Kind is "parquet-scan".
+func (s *Source) Kind() string { return "parquet-scan" }
+
+// Capabilities: every batch is born columnar.
+func (s *Source) Capabilities() exec.Capabilities {
+	return exec.Capabilities{EmitsColumnar: true}
+}
+
+// Schema is the schema of the emitted batches.
+func (s *Source) Schema() *arrow.Schema { return s.schema }
+
+// RowGroups reports, for EXPLAIN, how many row groups the table has and
+// how many the filters let the scan skip.
+func (s *Source) RowGroups() (total, skipped int) { return s.total, s.skipped }
+
+// Filters are the filters the source was given (it used them to skip row
+// groups; the planner still evaluates them above the scan).
+func (s *Source) Filters() []connectors.ColumnFilter { return s.filters }
+
+// Run emits the planned row groups as batches of at most the batch size,
+// then the final watermark. It stops with ctx.Err() when ctx is cancelled
+// and with nil when an Emit answers exec.ErrStop.
+func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
+	readers := make([]colReader, len(s.cols))
+	for i := range readers {
+		readers[i].name = s.names[i]
+	}
+	defer func() {
+		for i := range readers {
+			readers[i].close()
+		}
+	}()
+	hints := make([]int, len(s.cols))
+	for _, sf := range s.plan {
+		stop, err := s.runFile(ctx, sf, readers, hints, out)
+		if err != nil {
+			return err
+		}
+		if stop {
+			return nil
+		}
+	}
+	if err := out.EmitWatermark(ctx, exec.MaxWatermark); err != nil && !errors.Is(err, exec.ErrStop) {
+		return err
+	}
+	return nil
+}
+
+func (s *Source) runFile(ctx context.Context, sf scanFile, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
+	path := sf.fi.path
+	osf, pf, err := openFile(path)
+	if err != nil {
+		return false, err
+	}
+	defer osf.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet: %s: corrupt file: %v", path, r)
+		}
+	}()
+	rgs := pf.RowGroups()
+	for _, g := range sf.groups {
+		if g >= len(rgs) {
+			return false, fmt.Errorf("parquet: %s: row group %d is missing (the file changed since it was opened?)", path, g)
+		}
+		rg := rgs[g]
+		chunks := rg.ColumnChunks()
+		var bytes int64
+		for i, c := range s.cols {
+			b := sf.fi.cols[c]
+			if b.leaf >= len(chunks) {
+				return false, fmt.Errorf("parquet: %s: row group %d: column %s has no column chunk", path, g, s.names[i])
+			}
+			readers[i].reset(b, chunks[b.leaf].Pages())
+			bytes += sf.fi.meta.RowGroups[g].Columns[b.leaf].MetaData.TotalCompressedSize
+		}
+		if s.progress != nil {
+			s.progress.BytesRead.Add(bytes)
+		}
+		n := int(rg.NumRows())
+		for done := 0; done < n; {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+			k := min(s.batchSize, n-done)
+			rec, err := s.readBatch(readers, hints, k, path, g)
+			if err != nil {
+				return false, err
+			}
+			b := exec.NewColumnarBatch(rec)
+			err = out.Emit(ctx, b)
+			b.Release()
+			if errors.Is(err, exec.ErrStop) {
+				return true, nil
+			}
+			if err != nil {
+				return false, err
+			}
+			if s.progress != nil {
+				s.progress.RowsRead.Add(int64(k))
+			}
+			done += k
+		}
+		for i := range readers {
+			readers[i].close()
+		}
+	}
+	return false, nil
+}
+
+// readBatch reads the next k rows of every column. A panic inside
+// parquet-go (corrupt pages) becomes an error naming the file, column and
+// row group, and frees what the batch had allocated.
+func (s *Source) readBatch(readers []colReader, hints []int, k int, path string, g int) (rec arrow.RecordBatch, err error) {
+	outs := make([]outCol, len(readers))
+	cols := make([]arrow.Array, 0, len(readers))
+	cur := -1
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("corrupt data: %v", r)
+		}
+		if err != nil {
+			for i := range outs {
+				outs[i].release()
+			}
+			for _, c := range cols {
+				c.Release()
+			}
+			name := ""
+			if cur >= 0 {
+				name = ", column " + readers[cur].name
+			}
+			err = fmt.Errorf("parquet: %s: row group %d%s: %w", path, g, name, err)
+		}
+	}()
+	for i := range readers {
+		cur = i
+		f := s.schema.Field(i)
+		outs[i].init(s.mem, f.Type, k, readers[i].b.maxDef > 0, hints[i]+hints[i]/8)
+		if err := readers[i].fill(&outs[i], 0, k); err != nil {
+			return nil, err
+		}
+		hints[i] = outs[i].dataLen
+	}
+	cur = -1
+	for i := range outs {
+		cols = append(cols, outs[i].finish())
+	}
+	rec = array.NewRecordBatch(s.schema, cols, int64(k))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec, nil
+}

@@ -1,0 +1,51 @@
+// Package engine is the session both faces share: clinksh and clink-kernel
+// hand it statements and render what it returns. It owns the catalog and the
+// session settings and wires sql -> plan -> exec for each statement.
+package engine
+
+import (
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// ResultWriter receives a query's rows. It is declared here, by its
+// producer's caller, and implemented by the shell and the kernel.
+type ResultWriter interface {
+	// Columns is called once, before any batch, for statements that return rows.
+	Columns(schema *arrow.Schema, bounded bool) error
+	// Batch delivers rows. The batch is lent for the call: read it (as
+	// Arrow through b.Record() when b.IsColumnar(), else b.Rows()) and do
+	// not keep it. Returning exec.ErrStop ends the query early, normally.
+	Batch(b *exec.Batch) error
+}
+
+// ExecOptions are per-statement options.
+type ExecOptions struct {
+	// Progress, when set, is advanced by the scans while the query runs.
+	Progress *exec.Progress
+}
+
+// Outcome is what a statement did besides rows.
+type Outcome struct {
+	// Message is an acknowledgement for statements without rows
+	// ("Table 'bid' created.", "SET 'parallelism' = '2'").
+	Message string
+	// Text is preformatted output shown as is (EXPLAIN).
+	Text string
+	// Rows is the number of result rows delivered.
+	Rows int64
+	// Elapsed is the statement's wall time.
+	Elapsed time.Duration
+}
+
+// TableInfo describes a catalog entry, for \d and completion.
+type TableInfo struct {
+	Name      string
+	Kind      string // "table" or "view"
+	Connector string // "parquet", "nexmark", ... ("" for views)
+	Schema    *arrow.Schema
+	Bounded   bool
+}

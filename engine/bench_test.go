@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/exec"
+)
+
+// The benchmarks run SQL end to end over a nexmark-shaped Parquet file
+// (bid columns) that they generate once. Compare with DuckDB on the same
+// file: CLINK_BENCH_FILE=path keeps the file, so ../shared/tools/duckpeer
+// can run the same query on it (see README, "Performance").
+
+const benchBids = 2_000_000
+
+var (
+	benchOnce sync.Once
+	benchPath string
+	benchErr  error
+)
+
+func benchFile(b *testing.B) string {
+	benchOnce.Do(func() {
+		benchPath = os.Getenv("CLINK_BENCH_FILE")
+		if benchPath == "" {
+			dir, err := os.MkdirTemp("", "clink-bench")
+			if err != nil {
+				benchErr = err
+				return
+			}
+			benchPath = filepath.Join(dir, "bid.parquet")
+		}
+		if _, err := os.Stat(benchPath); err == nil {
+			return
+		}
+		benchErr = writeBidParquet(benchPath, benchBids)
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchPath
+}
+
+// writeBidParquet writes n nexmark bids with the generator (snappy, 1M-row
+// row groups, dictionary on: what other writers do by default).
+func writeBidParquet(path string, n int) error {
+	f, ok := connectors.Lookup("nexmark")
+	if !ok {
+		return fmt.Errorf("no nexmark connector")
+	}
+	// bids are 46 of every 50 events
+	events := (n/46 + 1) * 50
+	tbl, err := f(map[string]string{"table": "bid", "events.num": fmt.Sprint(events)}, nil)
+	if err != nil {
+		return err
+	}
+	src, err := tbl.Open(connectors.ScanSpec{})
+	if err != nil {
+		return err
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1<<20), parquet.WithCompression(compress.Codecs.Snappy))
+	w, err := pqarrow.NewFileWriter(tbl.Schema(), out, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		return err
+	}
+	em := &writeEmitter{w: w, left: n}
+	if err := src.Run(context.Background(), em); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+type writeEmitter struct {
+	w    *pqarrow.FileWriter
+	left int
+}
+
+func (e *writeEmitter) Emit(ctx context.Context, b *exec.Batch) error {
+	if e.left <= 0 {
+		return exec.ErrStop
+	}
+	rec := b.Record()
+	if int(rec.NumRows()) > e.left {
+		rec = rec.NewSlice(0, int64(e.left))
+		defer rec.Release()
+	}
+	e.left -= int(rec.NumRows())
+	return e.w.WriteBuffered(rec)
+}
+
+func (e *writeEmitter) EmitWatermark(context.Context, int64) error { return nil }
+
+type discardWriter struct{ rows int64 }
+
+func (w *discardWriter) Columns(*arrow.Schema, bool) error { return nil }
+func (w *discardWriter) Batch(b *exec.Batch) error         { w.rows += int64(b.Len()); return nil }
+
+func benchQuery(b *testing.B, query string) {
+	path := benchFile(b)
+	s := NewSession(SessionOptions{NoDemoCatalog: true})
+	q := fmt.Sprintf(query, path)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Execute(context.Background(), q, &discardWriter{}, ExecOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(benchBids)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkFullScan reads every column of every row.
+func BenchmarkFullScan(b *testing.B) {
+	benchQuery(b, "SELECT COUNT(*), SUM(price), MAX(bidder), MAX(auction), MAX(channel), MAX(url), MAX(dateTime), MAX(extra) FROM '%s'")
+}
+
+// BenchmarkScanFilterAggregate is the scan + filter + aggregate.
+func BenchmarkScanFilterAggregate(b *testing.B) {
+	benchQuery(b, "SELECT channel, COUNT(*), SUM(price) FROM '%s' WHERE price > 1000 GROUP BY channel")
+}
+
+// BenchmarkGroupByHighCardinality groups on the auction id.
+func BenchmarkGroupByHighCardinality(b *testing.B) {
+	benchQuery(b, "SELECT auction, COUNT(*), MAX(price) FROM '%s' GROUP BY auction")
+}

@@ -1,0 +1,315 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/ops"
+	"github.com/clink-sql/clink/plan"
+	"github.com/clink-sql/clink/sql"
+)
+
+// SessionOptions configure a session.
+type SessionOptions struct {
+	// Mem is the Arrow allocator for query memory (tests pass a checked one).
+	Mem memory.Allocator
+	// NoDemoCatalog leaves the catalog empty instead of registering the
+	// built-in nexmark demo tables.
+	NoDemoCatalog bool
+}
+
+// Session runs statements against one catalog with one set of settings.
+// Statements of one session run one at a time.
+type Session struct {
+	cat  *plan.Catalog
+	mem  memory.Allocator
+	mu   sync.Mutex
+	sets map[string]string
+}
+
+// NewSession returns a session. Nothing is started until a statement needs it.
+func NewSession(opts SessionOptions) *Session {
+	s := &Session{cat: plan.NewCatalog(), mem: opts.Mem, sets: map[string]string{}}
+	if s.mem == nil {
+		s.mem = memory.DefaultAllocator
+	}
+	if !opts.NoDemoCatalog {
+		registerDemo(s.cat)
+	}
+	return s
+}
+
+// Close releases the session.
+func (s *Session) Close() error { return nil }
+
+// Catalog exposes the session's catalog (for completion and tests).
+func (s *Session) Catalog() *plan.Catalog { return s.cat }
+
+// Tables lists the catalog, for \d and completion. Views are bound to learn
+// their columns; entries that fail to resolve are listed without a schema.
+func (s *Session) Tables() []TableInfo {
+	var out []TableInfo
+	for _, e := range s.cat.Entries() {
+		ti := TableInfo{Name: e.Name, Kind: "table", Connector: e.Connector}
+		if e.IsView() {
+			ti.Kind = "view"
+			if n, err := plan.Bind(s.cat, e.View); err == nil {
+				ti.Schema = n.Schema()
+				ti.Bounded = plan.Bounded(n)
+			}
+		} else if e.Table != nil {
+			ti.Schema = e.Table.Schema()
+			ti.Bounded = e.Table.Bounded()
+		}
+		out = append(out, ti)
+	}
+	return out
+}
+
+// Execute runs one statement. Rows go to w; the Outcome carries the rest. A
+// panic anywhere below becomes an error: it never reaches the caller.
+func (s *Session) Execute(ctx context.Context, stmt string, w ResultWriter, opts ExecOptions) (out Outcome, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
+		}
+		out.Elapsed = time.Since(start)
+	}()
+	st, err := sql.Parse(stmt)
+	if err != nil {
+		return out, err
+	}
+	out, err = s.execute(ctx, stmt, st, w, opts)
+	if err != nil {
+		err = positioned(stmt, err)
+	}
+	return out, err
+}
+
+func (s *Session) execute(ctx context.Context, text string, st sql.Statement, w ResultWriter, opts ExecOptions) (Outcome, error) {
+	switch x := st.(type) {
+	case *sql.Query:
+		return s.runQuery(ctx, x, w, opts)
+	case *sql.CreateTable:
+		return s.createTable(x)
+	case *sql.CreateView:
+		if _, err := plan.Bind(s.cat, x.Query); err != nil {
+			return Outcome{}, fmt.Errorf("view '%s': %w", x.Name, err)
+		}
+		if _, exists := s.cat.Lookup(x.Name); exists && x.IfNotExists {
+			return Outcome{Message: fmt.Sprintf("View '%s' already exists.", x.Name)}, nil
+		}
+		if err := s.cat.Add(&plan.Entry{Name: x.Name, View: x.Query}, false); err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Message: fmt.Sprintf("View '%s' created.", x.Name)}, nil
+	case *sql.Drop:
+		e, ok := s.cat.Lookup(x.Name)
+		if !ok {
+			if x.IfExists {
+				return Outcome{Message: fmt.Sprintf("%s '%s' does not exist, skipped.", strings.Title(strings.ToLower(x.Kind)), x.Name)}, nil
+			}
+			return Outcome{}, fmt.Errorf("%s '%s' not found", strings.ToLower(x.Kind), x.Name)
+		}
+		if e.IsView() != (x.Kind == "VIEW") {
+			return Outcome{}, fmt.Errorf("'%s' is not a %s", x.Name, strings.ToLower(x.Kind))
+		}
+		s.cat.Drop(x.Name)
+		return Outcome{Message: fmt.Sprintf("%s '%s' dropped.", strings.Title(strings.ToLower(x.Kind)), x.Name)}, nil
+	case *sql.Set:
+		return s.set(x, w)
+	case *sql.Reset:
+		if x.Key == "" {
+			s.sets = map[string]string{}
+			return Outcome{Message: "All session settings reset."}, nil
+		}
+		delete(s.sets, strings.ToLower(x.Key))
+		return Outcome{Message: fmt.Sprintf("Setting '%s' reset.", x.Key)}, nil
+	case *sql.Show:
+		return s.show(x, w)
+	case *sql.Describe:
+		return s.describe(x.Name, w)
+	case *sql.Explain:
+		return s.explain(ctx, x, w, opts)
+	case *sql.Insert:
+		return Outcome{}, fmt.Errorf("INSERT INTO is not supported yet (it comes with the Kafka, print, blackhole and Parquet sinks)")
+	}
+	return Outcome{}, fmt.Errorf("statement %T is not supported", st)
+}
+
+// execOptions merges the environment's A/B switches with the session's.
+func (s *Session) execOptions() (exec.Options, exec.Options) {
+	env := exec.EnvOptions()
+	o := env
+	if v, ok := s.sets["columnar"]; ok && isOff(v) {
+		o.DisableColumnar = true
+	}
+	if v, ok := s.sets["columnar.output"]; ok && isOff(v) {
+		o.DisableColumnarOutput = true
+	}
+	return o, env
+}
+
+func isOff(v string) bool {
+	switch strings.ToLower(v) {
+	case "off", "false", "0", "disabled":
+		return true
+	}
+	return false
+}
+
+// prepare binds and plans a query whose results go to sink.
+func (s *Session) prepare(q *sql.Query, sink exec.Operator, progress *exec.Progress) (*plan.Physical, error) {
+	n, err := plan.Bind(s.cat, q)
+	if err != nil {
+		return nil, err
+	}
+	o, env := s.execOptions()
+	return plan.Build(n, sink, plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress})
+}
+
+func (s *Session) runQuery(ctx context.Context, q *sql.Query, w ResultWriter, opts ExecOptions) (Outcome, error) {
+	var rows atomic.Int64
+	sink := ops.NewCollect(func(ctx context.Context, b *exec.Batch) error {
+		rows.Add(int64(b.Len()))
+		if w == nil {
+			return nil
+		}
+		return w.Batch(b)
+	})
+	p, err := s.prepare(q, sink, opts.Progress)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if w != nil {
+		if err := w.Columns(p.Schema, p.Bounded); err != nil {
+			return Outcome{}, err
+		}
+	}
+	err = p.Graph.Run(ctx)
+	return Outcome{Rows: rows.Load()}, err
+}
+
+func (s *Session) createTable(x *sql.CreateTable) (Outcome, error) {
+	if _, exists := s.cat.Lookup(x.Name); exists {
+		if x.IfNotExists {
+			return Outcome{Message: fmt.Sprintf("Table '%s' already exists.", x.Name)}, nil
+		}
+		return Outcome{}, fmt.Errorf("table or view '%s' already exists", x.Name)
+	}
+	opts := map[string]string{}
+	for k, v := range x.Options {
+		opts[strings.ToLower(k)] = v
+	}
+	name := opts["connector"]
+	if name == "" {
+		return Outcome{}, fmt.Errorf("table '%s': WITH ('connector' = ...) is required (available: %s)", x.Name, strings.Join(connectors.Names(), ", "))
+	}
+	f, ok := connectors.Lookup(name)
+	if !ok {
+		return Outcome{}, fmt.Errorf("table '%s': unknown connector '%s' (available: %s)", x.Name, name, strings.Join(connectors.Names(), ", "))
+	}
+	var declared *arrow.Schema
+	if x.Columns != nil {
+		var fs []arrow.Field
+		for _, c := range x.Columns {
+			if c.Computed != "" {
+				return Outcome{}, fmt.Errorf("table '%s': computed column '%s' is not supported yet", x.Name, c.Name)
+			}
+			if c.Metadata != "" {
+				return Outcome{}, fmt.Errorf("table '%s': METADATA column '%s' is not supported by connector '%s'", x.Name, c.Name, name)
+			}
+			fs = append(fs, arrow.Field{Name: c.Name, Type: c.Type, Nullable: !c.NotNull})
+		}
+		declared = arrow.NewSchema(fs, nil)
+	}
+	if x.Watermark != nil {
+		return Outcome{}, fmt.Errorf("table '%s': WATERMARK is not supported yet", x.Name)
+	}
+	tbl, err := f(opts, declared)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("table '%s': %w", x.Name, err)
+	}
+	if err := s.cat.Add(&plan.Entry{Name: x.Name, Table: tbl, Connector: name, Options: opts}, false); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Message: fmt.Sprintf("Table '%s' created.", x.Name)}, nil
+}
+
+// Settings lists the session settings.
+func (s *Session) Settings() map[string]string {
+	out := map[string]string{}
+	for k, v := range s.sets {
+		out[k] = v
+	}
+	return out
+}
+
+var knownSettings = map[string]string{
+	"parallelism":                      "degree of parallelism (issue: parallel execution)",
+	"columnar":                         "on|off: columnar operator paths (CLINK_DISABLE_COLUMNAR)",
+	"columnar.output":                  "on|off: born-columnar operator output (CLINK_DISABLE_COLUMNAR_OUTPUT)",
+	"sql-client.execution.result-mode": "table|changelog|tableau",
+}
+
+func (s *Session) set(x *sql.Set, w ResultWriter) (Outcome, error) {
+	if x.Key == "" {
+		keys := make([]string, 0, len(s.sets))
+		for k := range s.sets {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var rows []exec.Row
+		for _, k := range keys {
+			rows = append(rows, exec.Row{k, s.sets[k]})
+		}
+		return writeRows(w, []string{"key", "value"}, rows)
+	}
+	k := strings.ToLower(x.Key)
+	if _, ok := knownSettings[k]; !ok {
+		var names []string
+		for n := range knownSettings {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return Outcome{}, fmt.Errorf("unknown setting '%s' (known: %s)", x.Key, strings.Join(names, ", "))
+	}
+	s.sets[k] = x.Value
+	return Outcome{Message: fmt.Sprintf("SET '%s' = '%s'", k, x.Value)}, nil
+}
+
+// writeRows sends a small VARCHAR result (SHOW, DESCRIBE) to w.
+func writeRows(w ResultWriter, names []string, rows []exec.Row) (Outcome, error) {
+	fs := make([]arrow.Field, len(names))
+	for i, n := range names {
+		fs[i] = arrow.Field{Name: n, Type: arrow.BinaryTypes.String, Nullable: true}
+	}
+	schema := arrow.NewSchema(fs, nil)
+	if w == nil {
+		return Outcome{Rows: int64(len(rows))}, nil
+	}
+	if err := w.Columns(schema, true); err != nil {
+		return Outcome{}, err
+	}
+	b := exec.NewRowBatch(schema, rows)
+	defer b.Release()
+	if err := w.Batch(b); err != nil && !errors.Is(err, exec.ErrStop) {
+		return Outcome{}, err
+	}
+	return Outcome{Rows: int64(len(rows))}, nil
+}

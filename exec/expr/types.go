@@ -1,0 +1,190 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// maxPrecision is the widest DECIMAL (DECIMAL128).
+const maxPrecision = 38
+
+// minAdjustedScale is the scale Flink keeps at least when a DECIMAL result
+// must be narrowed to fit 38 digits (LogicalTypeMerging.adjustPrecisionScale).
+const minAdjustedScale = 6
+
+// typeName renders t as the SQL type name users see in error messages.
+func typeName(t arrow.DataType) string {
+	if t == nil {
+		return "<nil>"
+	}
+	switch t.ID() {
+	case arrow.NULL:
+		return "NULL"
+	case arrow.BOOL:
+		return "BOOLEAN"
+	case arrow.INT8:
+		return "TINYINT"
+	case arrow.INT16:
+		return "SMALLINT"
+	case arrow.INT32:
+		return "INT"
+	case arrow.INT64:
+		return "BIGINT"
+	case arrow.FLOAT32:
+		return "FLOAT"
+	case arrow.FLOAT64:
+		return "DOUBLE"
+	case arrow.DECIMAL128:
+		d := t.(*arrow.Decimal128Type)
+		return fmt.Sprintf("DECIMAL(%d, %d)", d.Precision, d.Scale)
+	case arrow.STRING, arrow.LARGE_STRING:
+		return "VARCHAR"
+	case arrow.BINARY, arrow.LARGE_BINARY:
+		return "BYTES"
+	case arrow.TIMESTAMP:
+		return fmt.Sprintf("TIMESTAMP(%d)", tsPrecision(t.(*arrow.TimestampType).Unit))
+	case arrow.DATE32:
+		return "DATE"
+	}
+	return t.String()
+}
+
+func tsPrecision(u arrow.TimeUnit) int {
+	switch u {
+	case arrow.Second:
+		return 0
+	case arrow.Millisecond:
+		return 3
+	case arrow.Microsecond:
+		return 6
+	}
+	return 9
+}
+
+func isInt(t arrow.DataType) bool {
+	return t.ID() == arrow.INT32 || t.ID() == arrow.INT64
+}
+
+func isFloat(t arrow.DataType) bool {
+	return t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64
+}
+
+func isDecimal(t arrow.DataType) bool { return t.ID() == arrow.DECIMAL128 }
+
+func isNumeric(t arrow.DataType) bool { return isInt(t) || isFloat(t) || isDecimal(t) }
+
+func isString(t arrow.DataType) bool { return t.ID() == arrow.STRING }
+
+func isTemporal(t arrow.DataType) bool {
+	return t.ID() == arrow.TIMESTAMP || t.ID() == arrow.DATE32
+}
+
+func isNull(t arrow.DataType) bool { return t.ID() == arrow.NULL }
+
+func isBool(t arrow.DataType) bool { return t.ID() == arrow.BOOL }
+
+// decParts returns precision and scale of a decimal, or the decimal an
+// integer widens to when it meets a decimal: INT is DECIMAL(10,0) and
+// BIGINT DECIMAL(19,0), as in Flink.
+func decParts(t arrow.DataType) (p, s int32) {
+	switch t.ID() {
+	case arrow.DECIMAL128:
+		d := t.(*arrow.Decimal128Type)
+		return d.Precision, d.Scale
+	case arrow.INT32:
+		return 10, 0
+	case arrow.INT64:
+		return 19, 0
+	}
+	return maxPrecision, 0
+}
+
+func decType(p, s int32) *arrow.Decimal128Type {
+	return &arrow.Decimal128Type{Precision: p, Scale: s}
+}
+
+// adjustDecimal narrows a result type wider than 38 digits the way Flink
+// does: keep the integer digits, give up scale but never below 6.
+func adjustDecimal(p, s int32) *arrow.Decimal128Type {
+	if p <= maxPrecision {
+		return decType(p, s)
+	}
+	intDigits := p - s
+	minScale := min(s, minAdjustedScale)
+	return decType(maxPrecision, max(maxPrecision-intDigits, minScale))
+}
+
+// finerUnit is the finer of two timestamp units: comparing or merging
+// timestamps happens in the unit that loses nothing.
+func finerUnit(a, b arrow.TimeUnit) arrow.TimeUnit {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// CommonType is the type two values are widened to when they meet in a
+// UNION, CASE, IN or comparison. Integers widen to the wider integer, an
+// integer meeting a decimal becomes a decimal holding both, anything
+// meeting a float becomes DOUBLE (FLOAT with FLOAT stays FLOAT), timestamps
+// take the finer unit, DATE meeting TIMESTAMP becomes TIMESTAMP, and a
+// string meeting a DATE or TIMESTAMP is read as that type. NULL meets
+// anything.
+func CommonType(a, b arrow.DataType) (arrow.DataType, error) {
+	switch {
+	case arrow.TypeEqual(a, b):
+		return a, nil
+	case isNull(a):
+		return b, nil
+	case isNull(b):
+		return a, nil
+	case isInt(a) && isInt(b):
+		if a.ID() == arrow.INT64 || b.ID() == arrow.INT64 {
+			return arrow.PrimitiveTypes.Int64, nil
+		}
+		return arrow.PrimitiveTypes.Int32, nil
+	case isNumeric(a) && isNumeric(b) && (isFloat(a) || isFloat(b)):
+		if a.ID() == arrow.FLOAT32 && b.ID() == arrow.FLOAT32 {
+			return arrow.PrimitiveTypes.Float32, nil
+		}
+		return arrow.PrimitiveTypes.Float64, nil
+	case isNumeric(a) && isNumeric(b):
+		p1, s1 := decParts(a)
+		p2, s2 := decParts(b)
+		s := max(s1, s2)
+		p := max(p1-s1, p2-s2) + s
+		if p > maxPrecision {
+			// Keep the integer digits; a value that needs them all still fits.
+			s = max(0, s-(p-maxPrecision))
+			p = maxPrecision
+		}
+		return decType(p, s), nil
+	case a.ID() == arrow.TIMESTAMP && b.ID() == arrow.TIMESTAMP:
+		u := finerUnit(a.(*arrow.TimestampType).Unit, b.(*arrow.TimestampType).Unit)
+		return &arrow.TimestampType{Unit: u}, nil
+	case a.ID() == arrow.TIMESTAMP && b.ID() == arrow.DATE32:
+		return a, nil
+	case a.ID() == arrow.DATE32 && b.ID() == arrow.TIMESTAMP:
+		return b, nil
+	case isTemporal(a) && isString(b):
+		return a, nil
+	case isString(a) && isTemporal(b):
+		return b, nil
+	}
+	return nil, fmt.Errorf("incompatible types %s and %s", typeName(a), typeName(b))
+}
+
+// Coerce is the implicit widening used by UNION, CASE and IN: e unchanged
+// when it already has type to, else an implicit cast (which prints as e).
+// A literal is converted at once, so no cast runs per row.
+func Coerce(e Expr, to arrow.DataType) (Expr, error) {
+	if arrow.TypeEqual(e.Type(), to) {
+		return e, nil
+	}
+	c, err := newCast(e, to, true)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}

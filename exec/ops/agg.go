@@ -1,0 +1,376 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// AggSpec is one aggregate call. Func is "count_star" (Col -1), "count",
+// "sum", "avg", "min" or "max"; Col is an input column index; Type is the
+// output type the planner chose (COUNT: BIGINT; SUM / AVG: BIGINT, DOUBLE
+// or DECIMAL128; MIN / MAX: the input's type).
+type AggSpec struct {
+	Func     string
+	Distinct bool
+	Col      int
+	Type     arrow.DataType
+}
+
+func (s AggSpec) String() string {
+	d := ""
+	if s.Distinct {
+		d = "DISTINCT "
+	}
+	if s.Func == "count_star" {
+		return "COUNT(*)"
+	}
+	return fmt.Sprintf("%s(%s$%d)", s.Func, d, s.Col)
+}
+
+func newAccumulator(s AggSpec) (accumulator, error) {
+	var acc accumulator
+	var err error
+	switch s.Func {
+	case "count_star", "count":
+		if s.Type != nil && s.Type.ID() != arrow.INT64 {
+			return nil, fmt.Errorf("COUNT gives BIGINT, not %s", s.Type)
+		}
+		if s.Func == "count_star" {
+			return &countAcc{star: true}, nil
+		}
+		acc = &countAcc{}
+	case "sum", "avg", "min", "max":
+		if s.Type == nil {
+			return nil, fmt.Errorf("no output type")
+		}
+	}
+	switch s.Func {
+	case "count":
+	case "sum", "avg":
+		acc, err = newSumAcc(s.Func == "avg", s.Type)
+	case "min", "max":
+		acc, err = newMinMaxAcc(s.Func == "max", s.Type)
+	default:
+		err = fmt.Errorf("unknown aggregate function %q", s.Func)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Distinct {
+		acc = newDistinctAcc(acc)
+	}
+	return acc, nil
+}
+
+// HashAggregate is GROUP BY over a bounded input: it folds every batch into
+// typed per-group state and emits the result when its input finishes.
+// Output: the group columns in order, then the aggregates.
+type HashAggregate struct {
+	groupCols []int
+	aggs      []AggSpec
+	out       *arrow.Schema
+	mem       memory.Allocator
+
+	columnarOut bool
+	err         error // configuration error, reported on first use
+	bound       bool
+
+	keys    *keyIndex // nil without group columns: every row is group 0
+	keyBld  []array.Builder
+	keyCols []arrow.Array // the current batch's key columns (scratch)
+	onNew   func(row int)
+	accs    []accumulator
+	ids     []int32
+	keyVals []any
+	ngroups int
+	heldWM  int64
+	done    bool
+}
+
+// NewHashAggregate returns GROUP BY groupCols computing aggs into out.
+func NewHashAggregate(groupCols []int, aggs []AggSpec, out *arrow.Schema, mem memory.Allocator) *HashAggregate {
+	h := &HashAggregate{groupCols: groupCols, aggs: aggs, out: out, mem: mem, heldWM: exec.MinWatermark}
+	if out.NumFields() != len(groupCols)+len(aggs) {
+		h.err = fmt.Errorf("aggregate: output has %d columns, want %d group columns + %d aggregates",
+			out.NumFields(), len(groupCols), len(aggs))
+		return h
+	}
+	for i, s := range aggs {
+		acc, err := newAccumulator(s)
+		if err == nil && s.Type != nil && !arrow.TypeEqual(s.Type, out.Field(len(groupCols)+i).Type) {
+			err = fmt.Errorf("type %s differs from output column type %s", s.Type, out.Field(len(groupCols)+i).Type)
+		}
+		if err != nil {
+			h.err = fmt.Errorf("aggregate %s (output column %q): %w", s, out.Field(len(groupCols)+i).Name, err)
+			return h
+		}
+		h.accs = append(h.accs, acc)
+	}
+	for i := range groupCols {
+		h.keyBld = append(h.keyBld, array.NewBuilder(mem, out.Field(i).Type))
+	}
+	h.onNew = func(row int) {
+		for c, b := range h.keyBld {
+			appendFromArr(b, h.keyCols[c], row)
+		}
+	}
+	return h
+}
+
+// Kind implements exec.Operator.
+func (h *HashAggregate) Kind() string { return "hash_aggregate" }
+
+// Capabilities implements exec.Operator.
+func (h *HashAggregate) Capabilities() exec.Capabilities {
+	return exec.Capabilities{IngestsColumnar: true, EmitsColumnar: true}
+}
+
+// SetColumnarOutput implements exec.ColumnarOutputSetter.
+func (h *HashAggregate) SetColumnarOutput(on bool) { h.columnarOut = on }
+
+// Groups is the number of groups so far, for EXPLAIN ANALYZE.
+func (h *HashAggregate) Groups() int { return h.ngroups }
+
+// bind checks the input schema against the configuration, once.
+func (h *HashAggregate) bind(in *arrow.Schema) error {
+	if h.err != nil || h.bound {
+		return h.err
+	}
+	h.bound = true
+	types := make([]arrow.DataType, len(h.groupCols))
+	for i, c := range h.groupCols {
+		if c < 0 || c >= in.NumFields() {
+			h.err = fmt.Errorf("aggregate: group column %d out of range (input has %d columns)", c, in.NumFields())
+			return h.err
+		}
+		types[i] = in.Field(c).Type
+		if !arrow.TypeEqual(types[i], h.out.Field(i).Type) {
+			h.err = fmt.Errorf("aggregate: group column %q is %s, output column %q is %s",
+				in.Field(c).Name, types[i], h.out.Field(i).Name, h.out.Field(i).Type)
+			return h.err
+		}
+	}
+	if len(h.groupCols) > 0 {
+		h.keys = newKeyIndex(chooseKeyKind(types), true)
+	}
+	for i, s := range h.aggs {
+		if s.Func == "count_star" {
+			continue
+		}
+		if s.Col < 0 || s.Col >= in.NumFields() {
+			h.err = fmt.Errorf("aggregate %s: input column %d out of range (input has %d columns)", s, s.Col, in.NumFields())
+			return h.err
+		}
+		if err := h.accs[i].bind(in.Field(s.Col).Type); err != nil {
+			h.err = fmt.Errorf("aggregate %s over column %q: %w", s, in.Field(s.Col).Name, err)
+			return h.err
+		}
+	}
+	return nil
+}
+
+func (h *HashAggregate) grow() {
+	n := 1
+	if len(h.groupCols) > 0 {
+		n = 0
+		if h.keys != nil {
+			n = h.keys.len()
+		}
+	}
+	if n > h.ngroups {
+		h.ngroups = n
+		for _, a := range h.accs {
+			a.grow(n)
+		}
+	}
+}
+
+// Process is the row path.
+func (h *HashAggregate) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) error {
+	if err := h.bind(b.Schema()); err != nil {
+		return err
+	}
+	if h.keys == nil {
+		h.grow()
+	}
+	for ri, r := range b.Rows() {
+		var g int32
+		if h.keys != nil {
+			h.keyVals = h.keyVals[:0]
+			for _, c := range h.groupCols {
+				h.keyVals = append(h.keyVals, r[c])
+			}
+			id, created, err := h.keys.idRow(h.keyVals, true)
+			if err != nil {
+				return fmt.Errorf("aggregate: row %d: %w", ri, err)
+			}
+			if created {
+				for c, bld := range h.keyBld {
+					if err := exec.AppendValue(bld, h.keyVals[c]); err != nil {
+						return fmt.Errorf("aggregate: group column %q: %w", h.out.Field(c).Name, err)
+					}
+				}
+				h.grow()
+			}
+			g = id
+		}
+		for i, a := range h.accs {
+			var v any
+			if c := h.aggs[i].Col; h.aggs[i].Func != "count_star" {
+				v = r[c]
+			}
+			if err := a.updateRow(v, g); err != nil {
+				return fmt.Errorf("aggregate %s: row %d: %w", h.aggs[i], ri, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ProcessColumnar hashes the key columns straight from the arrays into
+// group ids and folds each aggregate's column into its typed state.
+func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) (bool, error) {
+	if err := h.bind(b.Schema()); err != nil {
+		return false, err
+	}
+	rec := b.Record()
+	n := int(rec.NumRows())
+	if h.keys == nil {
+		h.ids = growTo(h.ids[:0], n)
+		clear(h.ids)
+	} else {
+		h.keyCols = h.keyCols[:0]
+		for _, c := range h.groupCols {
+			h.keyCols = append(h.keyCols, rec.Column(c))
+		}
+		ids, err := h.keys.idsColumnar(h.keyCols, n, true, h.ids, h.onNew)
+		if err != nil {
+			return false, fmt.Errorf("aggregate: %w", err)
+		}
+		h.ids = ids
+	}
+	h.grow()
+	for i, a := range h.accs {
+		if h.aggs[i].Func == "count_star" {
+			// COUNT(*) reads no column (the record may have none).
+			for _, g := range h.ids {
+				_ = a.updateRow(nil, g)
+			}
+			continue
+		}
+		col := rec.Column(h.aggs[i].Col)
+		if err := a.updateColumnar(col, h.ids); err != nil {
+			// State may be partly updated: the query fails, so no replay.
+			return true, fmt.Errorf("aggregate %s: %w", h.aggs[i], err)
+		}
+	}
+	return true, nil
+}
+
+// OnWatermark holds the watermark: the result leaves at Finish, and rows
+// must not follow a watermark that has passed them.
+func (h *HashAggregate) OnWatermark(_ context.Context, wm int64, _ exec.Emitter) error {
+	h.heldWM = max(h.heldWM, wm)
+	return nil
+}
+
+// Finish emits the result: born columnar from the typed state when the
+// planner turned columnar output on, as rows otherwise.
+func (h *HashAggregate) Finish(ctx context.Context, _ int, out exec.Emitter) error {
+	if h.done {
+		return nil
+	}
+	h.done = true
+	if h.err != nil {
+		return h.err
+	}
+	h.grow() // no GROUP BY: exactly one row, even over no input
+	n := h.ngroups
+	cols := make([]arrow.Array, 0, h.out.NumFields())
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	for _, b := range h.keyBld {
+		cols = append(cols, b.NewArray())
+	}
+	if h.columnarOut {
+		for i, a := range h.accs {
+			arr, err := a.build(h.mem, n)
+			if err != nil {
+				return fmt.Errorf("aggregate %s: %w", h.aggs[i], err)
+			}
+			cols = append(cols, arr)
+		}
+		if n > 0 {
+			rec := array.NewRecordBatch(h.out, cols, int64(n))
+			if err := emitRecordChunks(ctx, out, rec); err != nil {
+				return err
+			}
+		}
+	} else if n > 0 {
+		width := h.out.NumFields()
+		cells := make([]any, n*width)
+		rows := make([]exec.Row, n)
+		for g := range rows {
+			r := exec.Row(cells[g*width : (g+1)*width : (g+1)*width])
+			for c := range h.keyBld {
+				r[c] = exec.Value(cols[c], g)
+			}
+			for i, a := range h.accs {
+				r[len(h.keyBld)+i] = a.value(g)
+			}
+			rows[g] = r
+		}
+		if err := emitRowChunks(ctx, out, h.out, rows); err != nil {
+			return err
+		}
+	}
+	if h.heldWM > exec.MinWatermark {
+		return out.EmitWatermark(ctx, h.heldWM)
+	}
+	return nil
+}
+
+// Close releases the key builders.
+func (h *HashAggregate) Close() {
+	for _, b := range h.keyBld {
+		b.Release()
+	}
+	h.keyBld = nil
+}
+
+// appendFromArr appends arr[i] to a builder of the same type, without
+// boxing for the common key types.
+func appendFromArr(b array.Builder, arr arrow.Array, i int) {
+	if arr.IsNull(i) {
+		b.AppendNull()
+		return
+	}
+	switch bb := b.(type) {
+	case *array.Int64Builder:
+		if a, ok := arr.(*array.Int64); ok {
+			bb.Append(a.Value(i))
+			return
+		}
+	case *array.StringBuilder:
+		if a, ok := arr.(*array.String); ok {
+			bb.Append(a.Value(i))
+			return
+		}
+	case *array.Int32Builder:
+		if a, ok := arr.(*array.Int32); ok {
+			bb.Append(a.Value(i))
+			return
+		}
+	}
+	// Types were checked against the output schema at bind.
+	_ = exec.AppendValue(b, exec.Value(arr, i))
+}

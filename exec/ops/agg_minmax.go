@@ -1,0 +1,287 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// minMaxCat is how MIN / MAX keep their state: integers, timestamps, dates
+// and booleans as int64, floats as float64, then strings and decimals.
+type minMaxCat int
+
+const (
+	mmInt minMaxCat = iota
+	mmFloat
+	mmString
+	mmDecimal
+)
+
+// minMaxAcc is MIN(x) or MAX(x); the result has the input's type.
+type minMaxAcc struct {
+	max    bool
+	typ    arrow.DataType
+	cat    minMaxCat
+	set    []bool // group has seen a non-NULL input
+	ints   []int64
+	floats []float64
+	strs   []string
+	decs   []decimal128.Num
+}
+
+func newMinMaxAcc(isMax bool, typ arrow.DataType) (*minMaxAcc, error) {
+	m := &minMaxAcc{max: isMax, typ: typ}
+	switch typ.ID() {
+	case arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32, arrow.BOOL:
+		m.cat = mmInt
+	case arrow.FLOAT32, arrow.FLOAT64:
+		m.cat = mmFloat
+	case arrow.STRING:
+		m.cat = mmString
+	case arrow.DECIMAL128:
+		m.cat = mmDecimal
+	default:
+		return nil, fmt.Errorf("MIN/MAX over %s is not supported", typ)
+	}
+	return m, nil
+}
+
+func (m *minMaxAcc) bind(in arrow.DataType) error {
+	if !arrow.TypeEqual(in, m.typ) {
+		return fmt.Errorf("input type %s differs from the result type %s", in, m.typ)
+	}
+	return nil
+}
+
+func (m *minMaxAcc) grow(n int) {
+	m.set = growTo(m.set, n)
+	switch m.cat {
+	case mmInt:
+		m.ints = growTo(m.ints, n)
+	case mmFloat:
+		m.floats = growTo(m.floats, n)
+	case mmString:
+		m.strs = growTo(m.strs, n)
+	default:
+		m.decs = growTo(m.decs, n)
+	}
+}
+
+// better reports whether c should replace the current value (cmp is c
+// compared to it).
+func (m *minMaxAcc) better(cmp int) bool {
+	if m.max {
+		return cmp > 0
+	}
+	return cmp < 0
+}
+
+func (m *minMaxAcc) putInt(g int32, v int64) {
+	if !m.set[g] || m.better(cmpOrdered(v, m.ints[g])) {
+		m.ints[g] = v
+		m.set[g] = true
+	}
+}
+
+func (m *minMaxAcc) putFloat(g int32, v float64) {
+	if !m.set[g] || m.better(cmpFloat(v, m.floats[g])) {
+		m.floats[g] = v
+		m.set[g] = true
+	}
+}
+
+// putString keeps a copy: v may alias Arrow memory.
+func (m *minMaxAcc) putString(g int32, v string) {
+	if !m.set[g] || m.better(strings.Compare(v, m.strs[g])) {
+		m.strs[g] = strings.Clone(v)
+		m.set[g] = true
+	}
+}
+
+func (m *minMaxAcc) putDec(g int32, v decimal128.Num) {
+	if !m.set[g] || m.better(v.Cmp(m.decs[g])) {
+		m.decs[g] = v
+		m.set[g] = true
+	}
+}
+
+func minMaxInts[T int32 | int64](m *minMaxAcc, vals []T, arr arrow.Array, ids []int32) {
+	nulls := arr.NullN() > 0
+	for i, g := range ids {
+		if g >= 0 && (!nulls || arr.IsValid(i)) {
+			m.putInt(g, int64(vals[i]))
+		}
+	}
+}
+
+func (m *minMaxAcc) updateColumnar(arr arrow.Array, ids []int32) error {
+	if !arrow.TypeEqual(arr.DataType(), m.typ) {
+		return fmt.Errorf("input column is %s, expected %s", arr.DataType(), m.typ)
+	}
+	nulls := arr.NullN() > 0
+	d := arr.Data()
+	switch a := arr.(type) {
+	case *array.Int64:
+		minMaxInts(m, a.Int64Values(), arr, ids)
+	case *array.Timestamp:
+		minMaxInts(m, arrow.GetValues[int64](d, 1), arr, ids)
+	case *array.Int32:
+		minMaxInts(m, a.Int32Values(), arr, ids)
+	case *array.Date32:
+		minMaxInts(m, arrow.GetValues[int32](d, 1), arr, ids)
+	case *array.Boolean:
+		for i, g := range ids {
+			if g >= 0 && (!nulls || arr.IsValid(i)) {
+				m.putInt(g, b2i(a.Value(i)))
+			}
+		}
+	case *array.Float64:
+		for i, g := range ids {
+			if g >= 0 && (!nulls || arr.IsValid(i)) {
+				m.putFloat(g, a.Value(i))
+			}
+		}
+	case *array.Float32:
+		for i, g := range ids {
+			if g >= 0 && (!nulls || arr.IsValid(i)) {
+				m.putFloat(g, float64(a.Value(i)))
+			}
+		}
+	case *array.String:
+		for i, g := range ids {
+			if g >= 0 && (!nulls || arr.IsValid(i)) {
+				m.putString(g, a.Value(i))
+			}
+		}
+	case *array.Decimal128:
+		for i, g := range ids {
+			if g >= 0 && (!nulls || arr.IsValid(i)) {
+				m.putDec(g, a.Value(i))
+			}
+		}
+	default:
+		return fmt.Errorf("MIN/MAX over %s is not supported", arr.DataType())
+	}
+	return nil
+}
+
+func (m *minMaxAcc) updateRow(v any, g int32) error {
+	switch x := v.(type) {
+	case nil:
+	case int64:
+		m.putInt(g, x)
+	case int32:
+		m.putInt(g, int64(x))
+	case arrow.Timestamp:
+		m.putInt(g, int64(x))
+	case arrow.Date32:
+		m.putInt(g, int64(x))
+	case bool:
+		m.putInt(g, b2i(x))
+	case float64:
+		m.putFloat(g, x)
+	case float32:
+		m.putFloat(g, float64(x))
+	case string:
+		m.putString(g, x)
+	case decimal128.Num:
+		m.putDec(g, x)
+	default:
+		return fmt.Errorf("MIN/MAX over %v (%T) is not supported", v, v)
+	}
+	return nil
+}
+
+// value converts the state back to the row-form Go type of m.typ.
+func (m *minMaxAcc) value(g int) any {
+	if !m.set[g] {
+		return nil
+	}
+	switch m.cat {
+	case mmFloat:
+		if m.typ.ID() == arrow.FLOAT32 {
+			return float32(m.floats[g])
+		}
+		return m.floats[g]
+	case mmString:
+		return m.strs[g]
+	case mmDecimal:
+		return m.decs[g]
+	}
+	v := m.ints[g]
+	switch m.typ.ID() {
+	case arrow.INT32:
+		return int32(v)
+	case arrow.TIMESTAMP:
+		return arrow.Timestamp(v)
+	case arrow.DATE32:
+		return arrow.Date32(v)
+	case arrow.BOOL:
+		return v != 0
+	}
+	return v
+}
+
+func (m *minMaxAcc) build(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewBuilder(mem, m.typ)
+	defer b.Release()
+	b.Reserve(n)
+	if ib, ok := b.(*array.Int64Builder); ok {
+		// The common case without boxing.
+		for g := 0; g < n; g++ {
+			if m.set[g] {
+				ib.UnsafeAppend(m.ints[g])
+			} else {
+				ib.AppendNull()
+			}
+		}
+		return b.NewArray(), nil
+	}
+	for g := 0; g < n; g++ {
+		if err := exec.AppendValue(b, m.value(g)); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cmpOrdered[T int64 | int32 | string](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpFloat orders NaN above every number (as PostgreSQL does), so MIN/MAX
+// and ORDER BY agree on it.
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case a == b:
+		return 0
+	case a != a && b != b:
+		return 0
+	case a != a:
+		return 1
+	}
+	return -1
+}

@@ -1,0 +1,326 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// accumulator is one aggregate's state for every group, in typed slices
+// indexed by group id. Both paths feed the same state.
+type accumulator interface {
+	// bind checks the input column type (nil for COUNT(*)).
+	bind(in arrow.DataType) error
+	// grow makes room for groups 0..n-1.
+	grow(n int)
+	// updateColumnar folds arr[i] into group ids[i]; ids[i] < 0 skips row i.
+	updateColumnar(arr arrow.Array, ids []int32) error
+	// updateRow folds one row-form value into group g.
+	updateRow(v any, g int32) error
+	// value is group g's result in row form (nil for NULL).
+	value(g int) any
+	// build is the result column for groups 0..n-1.
+	build(mem memory.Allocator, n int) (arrow.Array, error)
+}
+
+var errSumOverflow = errors.New("BIGINT overflow in SUM")
+
+// countAcc is COUNT(*) (star) or COUNT(x).
+type countAcc struct {
+	star   bool
+	counts []int64
+}
+
+func (c *countAcc) bind(arrow.DataType) error { return nil }
+func (c *countAcc) grow(n int)                { c.counts = growTo(c.counts, n) }
+
+func (c *countAcc) updateColumnar(arr arrow.Array, ids []int32) error {
+	nulls := !c.star && arr.NullN() > 0
+	for i, g := range ids {
+		if g >= 0 && (!nulls || arr.IsValid(i)) {
+			c.counts[g]++
+		}
+	}
+	return nil
+}
+
+func (c *countAcc) updateRow(v any, g int32) error {
+	if c.star || v != nil {
+		c.counts[g]++
+	}
+	return nil
+}
+
+func (c *countAcc) value(g int) any { return c.counts[g] }
+
+func (c *countAcc) build(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.AppendValues(c.counts[:n], nil)
+	return b.NewArray(), nil
+}
+
+// sumDomain is the arithmetic a SUM / AVG accumulates in; the planner's
+// output type decides it.
+type sumDomain int
+
+const (
+	domInt sumDomain = iota
+	domFloat
+	domDecimal
+)
+
+// sumAcc is SUM(x) or AVG(x) (avg: divide by the count of non-NULL inputs).
+type sumAcc struct {
+	avg    bool
+	out    arrow.DataType
+	dom    sumDomain
+	inDec  int32 // scale the decimal sums are kept in (the input's)
+	ints   []int64
+	floats []float64
+	decs   []decimal128.Num
+	counts []int64 // non-NULL inputs per group; 0 means the result is NULL
+}
+
+func newSumAcc(avg bool, out arrow.DataType) (*sumAcc, error) {
+	s := &sumAcc{avg: avg, out: out}
+	switch t := out.(type) {
+	case *arrow.Int64Type:
+		s.dom = domInt
+	case *arrow.Float64Type:
+		s.dom = domFloat
+	case *arrow.Decimal128Type:
+		s.dom = domDecimal
+		s.inDec = t.Scale
+	default:
+		return nil, fmt.Errorf("output type %s is not supported (BIGINT, DOUBLE or DECIMAL)", out)
+	}
+	return s, nil
+}
+
+func (s *sumAcc) bind(in arrow.DataType) error {
+	switch in.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+		if s.dom == domDecimal {
+			s.inDec = 0
+		}
+		return nil
+	case arrow.FLOAT32, arrow.FLOAT64:
+		if s.dom == domFloat {
+			return nil
+		}
+	case arrow.DECIMAL128:
+		if s.dom == domDecimal {
+			s.inDec = in.(*arrow.Decimal128Type).Scale
+			return nil
+		}
+	}
+	return fmt.Errorf("input type %s cannot be summed into %s", in, s.out)
+}
+
+func (s *sumAcc) grow(n int) {
+	s.counts = growTo(s.counts, n)
+	switch s.dom {
+	case domInt:
+		s.ints = growTo(s.ints, n)
+	case domFloat:
+		s.floats = growTo(s.floats, n)
+	default:
+		s.decs = growTo(s.decs, n)
+	}
+}
+
+func (s *sumAcc) updateColumnar(arr arrow.Array, ids []int32) error {
+	d := arr.Data()
+	switch arr.DataType().ID() {
+	case arrow.INT8:
+		return sumIntsInto(s, arrow.GetValues[int8](d, 1), arr, ids)
+	case arrow.INT16:
+		return sumIntsInto(s, arrow.GetValues[int16](d, 1), arr, ids)
+	case arrow.INT32:
+		return sumIntsInto(s, arrow.GetValues[int32](d, 1), arr, ids)
+	case arrow.INT64:
+		return sumIntsInto(s, arrow.GetValues[int64](d, 1), arr, ids)
+	case arrow.FLOAT32:
+		sumFloatsInto(s, arrow.GetValues[float32](d, 1), arr, ids)
+		return nil
+	case arrow.FLOAT64:
+		sumFloatsInto(s, arrow.GetValues[float64](d, 1), arr, ids)
+		return nil
+	case arrow.DECIMAL128:
+		vals := arrow.GetValues[decimal128.Num](d, 1)
+		nulls := arr.NullN() > 0
+		for i, g := range ids {
+			if g < 0 || (nulls && arr.IsNull(i)) {
+				continue
+			}
+			if err := s.addDec(g, vals[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("cannot sum a %s column", arr.DataType())
+}
+
+func sumIntsInto[T int8 | int16 | int32 | int64](s *sumAcc, vals []T, arr arrow.Array, ids []int32) error {
+	nulls := arr.NullN() > 0
+	for i, g := range ids {
+		if g < 0 || (nulls && arr.IsNull(i)) {
+			continue
+		}
+		if err := s.addInt(g, int64(vals[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sumFloatsInto[T float32 | float64](s *sumAcc, vals []T, arr arrow.Array, ids []int32) {
+	nulls := arr.NullN() > 0
+	for i, g := range ids {
+		if g < 0 || (nulls && arr.IsNull(i)) {
+			continue
+		}
+		s.floats[g] += float64(vals[i])
+		s.counts[g]++
+	}
+}
+
+func (s *sumAcc) addInt(g int32, v int64) error {
+	switch s.dom {
+	case domInt:
+		a := s.ints[g]
+		r := a + v
+		if (v > 0 && r < a) || (v < 0 && r > a) {
+			return errSumOverflow
+		}
+		s.ints[g] = r
+	case domFloat:
+		s.floats[g] += float64(v)
+	default:
+		return s.addDec(g, decimal128.FromI64(v))
+		// addDec counts the input itself.
+	}
+	s.counts[g]++
+	return nil
+}
+
+func (s *sumAcc) addDec(g int32, v decimal128.Num) error {
+	r := s.decs[g].Add(v)
+	if !r.FitsInPrecision(38) {
+		return errors.New("DECIMAL overflow in SUM (more than 38 digits)")
+	}
+	s.decs[g] = r
+	s.counts[g]++
+	return nil
+}
+
+func (s *sumAcc) updateRow(v any, g int32) error {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case int32:
+		return s.addInt(g, int64(x))
+	case int64:
+		return s.addInt(g, x)
+	case float32:
+		if s.dom != domFloat {
+			break
+		}
+		s.floats[g] += float64(x)
+		s.counts[g]++
+		return nil
+	case float64:
+		if s.dom != domFloat {
+			break
+		}
+		s.floats[g] += x
+		s.counts[g]++
+		return nil
+	case decimal128.Num:
+		if s.dom != domDecimal {
+			break
+		}
+		return s.addDec(g, x)
+	}
+	return fmt.Errorf("cannot sum %v (%T) into %s", v, v, s.out)
+}
+
+func (s *sumAcc) value(g int) any {
+	if s.counts[g] == 0 {
+		return nil
+	}
+	switch s.dom {
+	case domInt:
+		if s.avg {
+			return s.ints[g] / s.counts[g]
+		}
+		return s.ints[g]
+	case domFloat:
+		if s.avg {
+			return s.floats[g] / float64(s.counts[g])
+		}
+		return s.floats[g]
+	}
+	return s.decResult(g)
+}
+
+// decResult brings the sum to the output scale (rounding half up) and, for
+// AVG, divides by the count with the same rounding.
+func (s *sumAcc) decResult(g int) decimal128.Num {
+	out := s.out.(*arrow.Decimal128Type).Scale
+	v := s.decs[g]
+	if out > s.inDec {
+		v = v.IncreaseScaleBy(out - s.inDec)
+	} else if out < s.inDec {
+		v = v.ReduceScaleBy(s.inDec-out, true)
+	}
+	if !s.avg {
+		return v
+	}
+	c := decimal128.FromI64(s.counts[g])
+	q, r := v.Div(c)
+	if r.Abs().Add(r.Abs()).GreaterEqual(c) {
+		q = q.Add(decimal128.FromI64(int64(v.Sign())))
+	}
+	return q
+}
+
+func (s *sumAcc) build(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewBuilder(mem, s.out)
+	defer b.Release()
+	b.Reserve(n)
+	for g := 0; g < n; g++ {
+		if s.counts[g] == 0 {
+			b.AppendNull()
+			continue
+		}
+		switch bb := b.(type) {
+		case *array.Int64Builder:
+			bb.UnsafeAppend(s.value(g).(int64))
+		case *array.Float64Builder:
+			bb.UnsafeAppend(s.value(g).(float64))
+		case *array.Decimal128Builder:
+			bb.Append(s.decResult(g))
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// growTo extends s with zero values to length n.
+func growTo[T any](s []T, n int) []T {
+	if len(s) >= n {
+		return s
+	}
+	if cap(s) >= n {
+		return s[:n]
+	}
+	ns := make([]T, n, max(n, 2*cap(s)))
+	copy(ns, s)
+	return ns
+}

@@ -1,0 +1,117 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
+)
+
+// Filter keeps the rows for which its predicate is TRUE (NULL drops the
+// row, as in SQL WHERE).
+type Filter struct {
+	exec.Base
+	pred expr.Expr
+	mem  memory.Allocator
+	sel  []int32 // selection vector, reused across batches
+}
+
+// NewFilter returns a filter on pred, which must be BOOLEAN.
+func NewFilter(pred expr.Expr, mem memory.Allocator) *Filter {
+	return &Filter{pred: pred, mem: mem}
+}
+
+// Kind implements exec.Operator.
+func (f *Filter) Kind() string { return "filter" }
+
+// Capabilities implements exec.Operator.
+func (f *Filter) Capabilities() exec.Capabilities {
+	return exec.Capabilities{IngestsColumnar: true, PassesThrough: true}
+}
+
+// Predicate is the filter's condition, for EXPLAIN.
+func (f *Filter) Predicate() expr.Expr { return f.pred }
+
+// Process is the row path: the predicate row by row.
+func (f *Filter) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) error {
+	rows := b.Rows()
+	kept := make([]exec.Row, 0, len(rows))
+	for i, r := range rows {
+		v, err := f.pred.EvalRow(r)
+		if err != nil {
+			return fmt.Errorf("filter %s: row %d: %w", f.pred, i, err)
+		}
+		switch x := v.(type) {
+		case nil:
+		case bool:
+			if x {
+				kept = append(kept, r)
+			}
+		default:
+			return fmt.Errorf("filter %s: row %d: predicate gave %T, not BOOLEAN", f.pred, i, v)
+		}
+	}
+	if len(kept) == len(rows) && len(rows) > 0 {
+		return out.Emit(ctx, b)
+	}
+	return emitRows(ctx, out, b.Schema(), kept)
+}
+
+// ProcessColumnar evaluates the predicate over the whole record into a
+// boolean mask, turns it into a selection vector and gathers the kept rows.
+// A batch kept whole is forwarded as is and a contiguous run is a
+// zero-copy slice.
+func (f *Filter) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) (bool, error) {
+	rec := b.Record()
+	m, err := f.pred.EvalColumnar(f.mem, rec)
+	if err != nil {
+		return false, fmt.Errorf("filter %s: %w", f.pred, err)
+	}
+	defer m.Release()
+	mask, ok := m.(*array.Boolean)
+	if !ok {
+		return false, fmt.Errorf("filter %s: predicate gave %s, not BOOLEAN", f.pred, m.DataType())
+	}
+	n := int(rec.NumRows())
+	if mask.Len() != n {
+		return false, fmt.Errorf("filter %s: predicate gave %d values for %d rows", f.pred, mask.Len(), n)
+	}
+	sel := selectTrue(mask, f.sel[:0])
+	f.sel = sel
+	switch {
+	case len(sel) == 0:
+		return true, nil
+	case len(sel) == n:
+		return true, out.Emit(ctx, b)
+	case int(sel[len(sel)-1]-sel[0])+1 == len(sel):
+		return true, emitRecord(ctx, out, rec.NewSlice(int64(sel[0]), int64(sel[len(sel)-1])+1))
+	}
+	res, err := gatherRecord(f.mem, rec.Schema(), recordColumns(rec), sel)
+	if err != nil {
+		return false, fmt.Errorf("filter %s: %w", f.pred, err)
+	}
+	return true, emitRecord(ctx, out, res)
+}
+
+// selectTrue appends the positions where mask is valid and true.
+func selectTrue(mask *array.Boolean, sel []int32) []int32 {
+	n := mask.Len()
+	if mask.NullN() == 0 {
+		for i := 0; i < n; i++ {
+			if mask.Value(i) {
+				sel = append(sel, int32(i))
+			}
+		}
+		return sel
+	}
+	for i := 0; i < n; i++ {
+		if mask.IsValid(i) && mask.Value(i) {
+			sel = append(sel, int32(i))
+		}
+	}
+	return sel
+}

@@ -1,0 +1,342 @@
+package ops
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// keyKind selects the hash table layout. A single BIGINT or VARCHAR key is
+// by far the common GROUP BY / join shape, and a map keyed by the value
+// itself skips encoding; every other shape encodes the key into bytes.
+type keyKind int
+
+const (
+	keyInt64 keyKind = iota
+	keyString
+	keyGeneral
+)
+
+func chooseKeyKind(types []arrow.DataType) keyKind {
+	if len(types) == 1 {
+		switch types[0].ID() {
+		case arrow.INT64:
+			return keyInt64
+		case arrow.STRING:
+			return keyString
+		}
+	}
+	return keyGeneral
+}
+
+// keyIndex maps key values to dense ids 0..n-1. The row path and the
+// columnar path use the same table (an operator may see both kinds of
+// batch), so both encodings of a key must agree: the general encoding is
+// defined on row-form values and the typed array cases reproduce it.
+type keyIndex struct {
+	kind keyKind
+	// nullKeys: a NULL key is a key (GROUP BY) rather than a non-match
+	// (equi-join). For several columns, any NULL component decides.
+	nullKeys bool
+	ints     map[int64]int32
+	strs     map[string]int32
+	gen      map[string]int32
+	nullID   int32
+	n        int32
+	buf      []byte
+}
+
+func newKeyIndex(kind keyKind, nullKeys bool) *keyIndex {
+	k := &keyIndex{kind: kind, nullKeys: nullKeys, nullID: -1}
+	switch kind {
+	case keyInt64:
+		k.ints = make(map[int64]int32)
+	case keyString:
+		k.strs = make(map[string]int32)
+	default:
+		k.gen = make(map[string]int32)
+	}
+	return k
+}
+
+// len is the number of distinct keys.
+func (k *keyIndex) len() int { return int(k.n) }
+
+// idsColumnar fills ids[i] for rows 0..n-1 of the key columns: the key's id,
+// inserting it when insert is set (onNew(row) is called for the row that
+// created an id), or -1 for a missing key or a NULL that is no key.
+func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int32, onNew func(row int)) ([]int32, error) {
+	ids = ids[:0]
+	switch k.kind {
+	case keyInt64:
+		a, ok := cols[0].(*array.Int64)
+		if !ok {
+			return nil, fmt.Errorf("key column is %s, expected BIGINT", cols[0].DataType())
+		}
+		vals := a.Int64Values()
+		nulls := a.NullN() > 0
+		for i := 0; i < n; i++ {
+			if nulls && a.IsNull(i) {
+				ids = append(ids, k.null(insert, onNew, i))
+				continue
+			}
+			v := vals[i]
+			id, found := k.ints[v]
+			if !found {
+				id = -1
+				if insert {
+					id = k.n
+					k.n++
+					k.ints[v] = id
+					if onNew != nil {
+						onNew(i)
+					}
+				}
+			}
+			ids = append(ids, id)
+		}
+	case keyString:
+		a, ok := cols[0].(*array.String)
+		if !ok {
+			return nil, fmt.Errorf("key column is %s, expected VARCHAR", cols[0].DataType())
+		}
+		nulls := a.NullN() > 0
+		for i := 0; i < n; i++ {
+			if nulls && a.IsNull(i) {
+				ids = append(ids, k.null(insert, onNew, i))
+				continue
+			}
+			// Value aliases Arrow memory: look up without copying, clone
+			// only what the map keeps.
+			v := a.Value(i)
+			id, found := k.strs[v]
+			if !found {
+				id = -1
+				if insert {
+					id = k.n
+					k.n++
+					k.strs[strings.Clone(v)] = id
+					if onNew != nil {
+						onNew(i)
+					}
+				}
+			}
+			ids = append(ids, id)
+		}
+	default:
+		for i := 0; i < n; i++ {
+			buf := k.buf[:0]
+			isNull := false
+			for _, c := range cols {
+				var null bool
+				buf, null = appendKeyArr(buf, c, i)
+				isNull = isNull || null
+			}
+			k.buf = buf
+			if isNull && !k.nullKeys {
+				ids = append(ids, -1)
+				continue
+			}
+			ids = append(ids, k.lookupGen(buf, insert, onNew, i))
+		}
+	}
+	return ids, nil
+}
+
+func (k *keyIndex) null(insert bool, onNew func(int), row int) int32 {
+	if !k.nullKeys {
+		return -1
+	}
+	if k.nullID < 0 && insert {
+		k.nullID = k.n
+		k.n++
+		if onNew != nil {
+			onNew(row)
+		}
+	}
+	return k.nullID
+}
+
+func (k *keyIndex) lookupGen(buf []byte, insert bool, onNew func(int), row int) int32 {
+	id, found := k.gen[string(buf)]
+	if found {
+		return id
+	}
+	if !insert {
+		return -1
+	}
+	id = k.n
+	k.n++
+	k.gen[string(buf)] = id
+	if onNew != nil {
+		onNew(row)
+	}
+	return id
+}
+
+// idRow is idsColumnar for one row-form key; created reports an insert.
+func (k *keyIndex) idRow(vals []any, insert bool) (id int32, created bool, err error) {
+	before := k.n
+	switch k.kind {
+	case keyInt64:
+		if vals[0] == nil {
+			id = k.null(insert, nil, 0)
+			return id, k.n > before, nil
+		}
+		v, ok := vals[0].(int64)
+		if !ok {
+			return -1, false, fmt.Errorf("key value %v (%T) is not a BIGINT", vals[0], vals[0])
+		}
+		id, found := k.ints[v]
+		if found {
+			return id, false, nil
+		}
+		if !insert {
+			return -1, false, nil
+		}
+		k.ints[v] = k.n
+		k.n++
+		return k.n - 1, true, nil
+	case keyString:
+		if vals[0] == nil {
+			id = k.null(insert, nil, 0)
+			return id, k.n > before, nil
+		}
+		v, ok := vals[0].(string)
+		if !ok {
+			return -1, false, fmt.Errorf("key value %v (%T) is not a VARCHAR", vals[0], vals[0])
+		}
+		id, found := k.strs[v]
+		if found {
+			return id, false, nil
+		}
+		if !insert {
+			return -1, false, nil
+		}
+		k.strs[v] = k.n
+		k.n++
+		return k.n - 1, true, nil
+	}
+	buf := k.buf[:0]
+	isNull := false
+	for _, v := range vals {
+		buf = appendKeyValue(buf, v)
+		isNull = isNull || v == nil
+	}
+	k.buf = buf
+	if isNull && !k.nullKeys {
+		return -1, false, nil
+	}
+	id = k.lookupGen(buf, insert, nil, 0)
+	return id, k.n > before, nil
+}
+
+// Key encoding tags: one per row-form Go type (see exec.Row), so values of
+// different types never collide.
+const (
+	tagNull byte = iota
+	tagBool
+	tagInt32
+	tagInt64
+	tagFloat32
+	tagFloat64
+	tagDecimal
+	tagString
+	tagBytes
+	tagTimestamp
+	tagDate32
+	tagOther
+)
+
+// appendKeyValue encodes one row-form value. Strings carry their length so
+// ("ab","c") and ("a","bc") differ.
+func appendKeyValue(buf []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(buf, tagNull)
+	case bool:
+		if x {
+			return append(buf, tagBool, 1)
+		}
+		return append(buf, tagBool, 0)
+	case int32:
+		return binary.LittleEndian.AppendUint32(append(buf, tagInt32), uint32(x))
+	case int64:
+		return binary.LittleEndian.AppendUint64(append(buf, tagInt64), uint64(x))
+	case float32:
+		return binary.LittleEndian.AppendUint32(append(buf, tagFloat32), math.Float32bits(normF32(x)))
+	case float64:
+		return binary.LittleEndian.AppendUint64(append(buf, tagFloat64), math.Float64bits(normF64(x)))
+	case decimal128.Num:
+		buf = binary.LittleEndian.AppendUint64(append(buf, tagDecimal), x.LowBits())
+		return binary.LittleEndian.AppendUint64(buf, uint64(x.HighBits()))
+	case string:
+		buf = binary.AppendUvarint(append(buf, tagString), uint64(len(x)))
+		return append(buf, x...)
+	case []byte:
+		buf = binary.AppendUvarint(append(buf, tagBytes), uint64(len(x)))
+		return append(buf, x...)
+	case arrow.Timestamp:
+		return binary.LittleEndian.AppendUint64(append(buf, tagTimestamp), uint64(x))
+	case arrow.Date32:
+		return binary.LittleEndian.AppendUint32(append(buf, tagDate32), uint32(x))
+	default:
+		s := fmt.Sprintf("%v", x)
+		buf = binary.AppendUvarint(append(buf, tagOther), uint64(len(s)))
+		return append(buf, s...)
+	}
+}
+
+// appendKeyArr encodes arr[i] exactly as appendKeyValue(exec.Value(arr, i)),
+// without boxing for the common types.
+func appendKeyArr(buf []byte, arr arrow.Array, i int) ([]byte, bool) {
+	if arr.IsNull(i) {
+		return append(buf, tagNull), true
+	}
+	switch a := arr.(type) {
+	case *array.Int64:
+		return binary.LittleEndian.AppendUint64(append(buf, tagInt64), uint64(a.Value(i))), false
+	case *array.Int32:
+		return binary.LittleEndian.AppendUint32(append(buf, tagInt32), uint32(a.Value(i))), false
+	case *array.String:
+		s := a.Value(i)
+		buf = binary.AppendUvarint(append(buf, tagString), uint64(len(s)))
+		return append(buf, s...), false
+	case *array.Float64:
+		return binary.LittleEndian.AppendUint64(append(buf, tagFloat64), math.Float64bits(normF64(a.Value(i)))), false
+	case *array.Timestamp:
+		return binary.LittleEndian.AppendUint64(append(buf, tagTimestamp), uint64(a.Value(i))), false
+	case *array.Date32:
+		return binary.LittleEndian.AppendUint32(append(buf, tagDate32), uint32(a.Value(i))), false
+	}
+	return appendKeyValue(buf, exec.Value(arr, i)), false
+}
+
+// normF64 makes -0 equal 0 and every NaN one NaN, so equal SQL values
+// encode equally.
+func normF64(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	if f != f {
+		return math.NaN()
+	}
+	return f
+}
+
+func normF32(f float32) float32 {
+	if f == 0 {
+		return 0
+	}
+	if f != f {
+		return float32(math.NaN())
+	}
+	return f
+}

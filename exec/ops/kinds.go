@@ -1,0 +1,103 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
+)
+
+// Kind is one operator kind with a sample configuration, so a test can walk
+// every kind and prove that what Capabilities says (and the planner's gates
+// read) is what the operator does.
+type Kind struct {
+	Name string
+	New  func(mem memory.Allocator) exec.Operator
+}
+
+// SampleSchema is the input schema of the Kinds samples: (k BIGINT, s
+// VARCHAR, v BIGINT, f DOUBLE), all nullable.
+var SampleSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+}, nil)
+
+// Kinds lists every operator kind of this package (VALUES is a source, not
+// an operator, and is not listed). Samples read SampleSchema; the filter
+// keeps every row whose v is not NULL.
+func Kinds() []Kind {
+	joined := arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...), SampleSchema.Fields()...), nil)
+	aggOut := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "total", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	return []Kind{
+		{"filter", func(mem memory.Allocator) exec.Operator { return NewFilter(sampleNotNull{2}, mem) }},
+		{"project", func(mem memory.Allocator) exec.Operator {
+			return NewProject([]expr.Expr{sampleCol{0}, sampleCol{2}},
+				arrow.NewSchema([]arrow.Field{SampleSchema.Field(0), SampleSchema.Field(2)}, nil), mem)
+		}},
+		{"limit", func(memory.Allocator) exec.Operator { return NewLimit(-1, 0) }},
+		{"union_all", func(memory.Allocator) exec.Operator { return NewUnionAll(2) }},
+		{"sort", func(mem memory.Allocator) exec.Operator { return NewSort([]SortKey{{Col: 0}}, -1, mem) }},
+		{"top_n", func(mem memory.Allocator) exec.Operator {
+			return NewSort([]SortKey{{Col: 2, Desc: true, NullsFirst: true}}, 5, mem)
+		}},
+		{"hash_aggregate", func(mem memory.Allocator) exec.Operator {
+			return NewHashAggregate([]int{0}, []AggSpec{
+				{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64},
+				{Func: "sum", Col: 2, Type: arrow.PrimitiveTypes.Int64},
+			}, aggOut, mem)
+		}},
+		{"hash_join", func(mem memory.Allocator) exec.Operator {
+			return NewHashJoin(Inner, []int{0}, []int{0}, joined, mem)
+		}},
+		{"collect", func(memory.Allocator) exec.Operator {
+			return NewCollect(func(context.Context, *exec.Batch) error { return nil })
+		}},
+	}
+}
+
+// sampleCol and sampleNotNull are the two expressions the samples need, so
+// the registry does not wait on package expr's constructors. They read
+// SampleSchema.
+
+// sampleCol is a column reference.
+type sampleCol struct{ col int }
+
+func (c sampleCol) Type() arrow.DataType            { return SampleSchema.Field(c.col).Type }
+func (c sampleCol) String() string                  { return SampleSchema.Field(c.col).Name }
+func (c sampleCol) ColumnIndex() int                { return c.col }
+func (c sampleCol) EvalRow(r exec.Row) (any, error) { return r[c.col], nil }
+func (c sampleCol) EvalColumnar(_ memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	a := rec.Column(c.col)
+	a.Retain()
+	return a, nil
+}
+
+// sampleNotNull is "col IS NOT NULL".
+type sampleNotNull struct{ col int }
+
+func (n sampleNotNull) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
+func (n sampleNotNull) String() string {
+	return fmt.Sprintf("%s IS NOT NULL", SampleSchema.Field(n.col).Name)
+}
+func (n sampleNotNull) EvalRow(r exec.Row) (any, error) { return r[n.col] != nil, nil }
+func (n sampleNotNull) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	col := rec.Column(n.col)
+	b := array.NewBooleanBuilder(mem)
+	defer b.Release()
+	b.Reserve(col.Len())
+	for i := 0; i < col.Len(); i++ {
+		b.UnsafeAppend(col.IsValid(i))
+	}
+	return b.NewArray(), nil
+}

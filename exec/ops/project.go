@@ -1,0 +1,110 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
+)
+
+// columnRef is how Project recognises a bare column reference so it can
+// hand the input column on without evaluating anything. Declared here, by
+// its consumer; an expression that does not implement it is simply
+// evaluated (a column reference's EvalColumnar retains the column anyway).
+type columnRef interface {
+	ColumnIndex() int
+}
+
+// Project computes one output column per expression.
+type Project struct {
+	exec.Base
+	exprs []expr.Expr
+	out   *arrow.Schema
+	mem   memory.Allocator
+	err   error
+}
+
+// NewProject returns a projection of exprs into the columns of out.
+func NewProject(exprs []expr.Expr, out *arrow.Schema, mem memory.Allocator) *Project {
+	p := &Project{exprs: exprs, out: out, mem: mem}
+	if len(exprs) != out.NumFields() {
+		p.err = fmt.Errorf("project: %d expressions for %d output columns", len(exprs), out.NumFields())
+	}
+	return p
+}
+
+// Kind implements exec.Operator.
+func (p *Project) Kind() string { return "project" }
+
+// Capabilities implements exec.Operator.
+func (p *Project) Capabilities() exec.Capabilities {
+	return exec.Capabilities{IngestsColumnar: true, PassesThrough: true}
+}
+
+// Exprs are the projected expressions, for EXPLAIN.
+func (p *Project) Exprs() []expr.Expr { return p.exprs }
+
+// Process is the row path.
+func (p *Project) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) error {
+	if p.err != nil {
+		return p.err
+	}
+	rows := b.Rows()
+	res := make([]exec.Row, len(rows))
+	cells := make([]any, len(rows)*len(p.exprs))
+	for i, r := range rows {
+		row := exec.Row(cells[i*len(p.exprs) : (i+1)*len(p.exprs) : (i+1)*len(p.exprs)])
+		for c, e := range p.exprs {
+			v, err := e.EvalRow(r)
+			if err != nil {
+				return fmt.Errorf("project column %q (%s): row %d: %w", p.out.Field(c).Name, e, i, err)
+			}
+			row[c] = v
+		}
+		res[i] = row
+	}
+	return emitRows(ctx, out, p.out, res)
+}
+
+// ProcessColumnar evaluates each expression over the whole record; a bare
+// column reference retains the input column (zero copy).
+func (p *Project) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) (bool, error) {
+	if p.err != nil {
+		return false, p.err
+	}
+	rec := b.Record()
+	cols := make([]arrow.Array, len(p.exprs))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for c, e := range p.exprs {
+		var a arrow.Array
+		if ref, ok := e.(columnRef); ok && ref.ColumnIndex() >= 0 && ref.ColumnIndex() < int(rec.NumCols()) {
+			a = rec.Column(ref.ColumnIndex())
+			a.Retain()
+		} else {
+			var err error
+			a, err = e.EvalColumnar(p.mem, rec)
+			if err != nil {
+				return false, fmt.Errorf("project column %q (%s): %w", p.out.Field(c).Name, e, err)
+			}
+		}
+		cols[c] = a
+		if want := p.out.Field(c).Type; !arrow.TypeEqual(a.DataType(), want) {
+			return false, fmt.Errorf("project column %q (%s): got %s, want %s", p.out.Field(c).Name, e, a.DataType(), want)
+		}
+		if a.Len() != int(rec.NumRows()) {
+			return false, fmt.Errorf("project column %q (%s): %d values for %d rows", p.out.Field(c).Name, e, a.Len(), rec.NumRows())
+		}
+	}
+	return true, emitRecord(ctx, out, array.NewRecordBatch(p.out, cols, rec.NumRows()))
+}

@@ -1,0 +1,370 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/clink-sql/clink/exec/expr"
+	"github.com/clink-sql/clink/exec/ops"
+)
+
+func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
+	n, in, err := b.bindFrom(s.From)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.Where != nil {
+		pred, err := b.bindPredicate(s.Where.Expr, in, "WHERE")
+		if err != nil {
+			return nil, nil, err
+		}
+		n = &Filter{Input: n, Pred: pred}
+		if sc, ok := n.(*Filter).Input.(*Scan); ok {
+			sc.Filters = pushableFilters(s.Where.Expr, in, sc)
+		}
+	}
+
+	// Aggregation: GROUP BY, aggregate calls anywhere, or HAVING.
+	var aggs []*sqlparser.FuncExpr
+	collect := func(node sqlparser.SQLNode) {
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			if f, ok := n.(*sqlparser.FuncExpr); ok && isAggregate(f.Name.String()) {
+				aggs = append(aggs, f)
+				return false, nil
+			}
+			if _, ok := n.(*sqlparser.Subquery); ok {
+				return false, nil
+			}
+			return true, nil
+		}, node)
+	}
+	collect(s.SelectExprs)
+	if s.Having != nil {
+		collect(s.Having.Expr)
+	}
+	collect(s.OrderBy)
+
+	var ac *aggContext
+	projScope := in
+	if len(s.GroupBy) > 0 || len(aggs) > 0 || s.Having != nil {
+		n, ac, err = b.bindAggregate(n, in, s.GroupBy, aggs)
+		if err != nil {
+			return nil, nil, err
+		}
+		projScope = ac.out
+		if s.Having != nil {
+			pred, err := b.bindExprIn(s.Having.Expr, in, ac)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) {
+				return nil, nil, fmt.Errorf("HAVING must be a boolean expression, not %s", pred.Type())
+			}
+			n = &Filter{Input: n, Pred: pred}
+		}
+	}
+
+	// The SELECT list.
+	var exprs []expr.Expr
+	var names []string
+	for _, se := range s.SelectExprs {
+		switch e := se.(type) {
+		case *sqlparser.StarExpr:
+			if ac != nil {
+				return nil, nil, fmt.Errorf("SELECT * is not allowed with GROUP BY or aggregates")
+			}
+			q := e.TableName.Name.String()
+			if q != "" && !in.hasQualifier(q) {
+				return nil, nil, fmt.Errorf("unknown table '%s' in %s.*", q, q)
+			}
+			for i, c := range in.cols {
+				if q != "" && !strings.EqualFold(c.qual, q) {
+					continue
+				}
+				if c.use != nil {
+					c.use()
+				}
+				exprs = append(exprs, expr.Col(i, c.typ, c.name))
+				names = append(names, c.name)
+			}
+		case *sqlparser.AliasedExpr:
+			x, err := b.bindExprIn(e.Expr, in, ac)
+			if err != nil {
+				return nil, nil, err
+			}
+			exprs = append(exprs, x)
+			names = append(names, outputName(e))
+		default:
+			return nil, nil, fmt.Errorf("unsupported select item %s", sqlparser.String(se))
+		}
+	}
+	visible := len(exprs)
+	out := &scope{}
+	for i, x := range exprs {
+		out.cols = append(out.cols, column{name: names[i], typ: x.Type()})
+	}
+
+	// ORDER BY: output columns by name or position, or other expressions
+	// carried as hidden columns and dropped after the sort.
+	var keys []sortKeySpec
+	for _, o := range s.OrderBy {
+		idx, err := outputIndex(o.Expr, out, exprs[:visible])
+		if err != nil {
+			return nil, nil, err
+		}
+		if idx < 0 {
+			x, err := b.bindExprIn(o.Expr, in, ac)
+			if err != nil {
+				return nil, nil, err
+			}
+			idx = len(exprs)
+			exprs = append(exprs, x)
+			names = append(names, fmt.Sprintf("__order%d", idx))
+		}
+		keys = append(keys, sortKeySpec{col: idx, desc: o.Direction == sqlparser.DescScr})
+	}
+	_ = projScope
+	n = newProject(n, exprs, names)
+	if s.Distinct != "" {
+		if len(exprs) > visible {
+			return nil, nil, fmt.Errorf("for SELECT DISTINCT, ORDER BY expressions must appear in the select list")
+		}
+		group := make([]int, len(exprs))
+		for i := range group {
+			group[i] = i
+		}
+		n = &Aggregate{Input: n, GroupCols: group, schema: n.Schema()}
+	}
+	n, err = applySortLimit(n, keys, s.Limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(exprs) > visible {
+		keep := make([]expr.Expr, visible)
+		for i := range keep {
+			keep[i] = expr.Col(i, exprs[i].Type(), names[i])
+		}
+		n = newProject(n, keep, names[:visible])
+	}
+	return n, out, nil
+}
+
+type sortKeySpec struct {
+	col  int
+	desc bool
+}
+
+// applySortLimit adds ORDER BY (a top-n when there is a LIMIT) and LIMIT.
+func applySortLimit(n Node, keys []sortKeySpec, lim *sqlparser.Limit) (Node, error) {
+	count, offset := int64(-1), int64(0)
+	if lim != nil {
+		var err error
+		if lim.Rowcount != nil {
+			if count, err = constInt(lim.Rowcount, "LIMIT"); err != nil {
+				return nil, err
+			}
+		}
+		if lim.Offset != nil {
+			if offset, err = constInt(lim.Offset, "OFFSET"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(keys) > 0 {
+		sk := make([]ops.SortKey, len(keys))
+		for i, k := range keys {
+			// SQL default: NULLs sort as the largest value (last ascending,
+			// first descending), as in Flink and PostgreSQL.
+			sk[i] = ops.SortKey{Col: k.col, Desc: k.desc, NullsFirst: k.desc}
+		}
+		top := int64(-1)
+		if count >= 0 {
+			top = count + offset
+		}
+		n = &Sort{Input: n, Keys: sk, Limit: top}
+	}
+	if count >= 0 || offset > 0 {
+		n = &Limit{Input: n, N: count, Offset: offset}
+	}
+	return n, nil
+}
+
+func constInt(e sqlparser.Expr, what string) (int64, error) {
+	v, ok := e.(*sqlparser.SQLVal)
+	if !ok || v.Type != sqlparser.IntVal {
+		return 0, fmt.Errorf("%s must be a non-negative integer constant, not %s", what, sqlparser.String(e))
+	}
+	n, err := strconv.ParseInt(string(v.Val), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s must be a non-negative integer constant, not %s", what, string(v.Val))
+	}
+	return n, nil
+}
+
+// outputIndex resolves an ORDER BY item against the select list: a position
+// (ORDER BY 2), an output name or alias, or an expression identical to a
+// select item. It returns -1 when the item is none of these.
+func outputIndex(e sqlparser.Expr, out *scope, items []expr.Expr) (int, error) {
+	switch x := e.(type) {
+	case *sqlparser.SQLVal:
+		if x.Type == sqlparser.IntVal {
+			pos, err := strconv.Atoi(string(x.Val))
+			if err != nil || pos < 1 || pos > len(out.cols) {
+				return -1, fmt.Errorf("ORDER BY position %s is not in the select list (1..%d)", string(x.Val), len(out.cols))
+			}
+			return pos - 1, nil
+		}
+	case *sqlparser.ColName:
+		if x.Qualifier.IsEmpty() {
+			for i, c := range out.cols {
+				if strings.EqualFold(c.name, x.Name.String()) {
+					return i, nil
+				}
+			}
+		}
+	}
+	return -1, nil
+}
+
+func outputName(e *sqlparser.AliasedExpr) string {
+	if !e.As.IsEmpty() {
+		return e.As.String()
+	}
+	if c, ok := e.Expr.(*sqlparser.ColName); ok {
+		return c.Name.String()
+	}
+	return sqlparser.String(e.Expr)
+}
+
+func newProject(in Node, exprs []expr.Expr, names []string) *Project {
+	fs := make([]arrow.Field, len(exprs))
+	for i, x := range exprs {
+		fs[i] = arrow.Field{Name: names[i], Type: x.Type(), Nullable: true}
+	}
+	return &Project{Input: in, Exprs: exprs, schema: arrow.NewSchema(fs, nil)}
+}
+
+func (b *binder) bindPredicate(e sqlparser.Expr, sc *scope, clause string) (expr.Expr, error) {
+	pred, err := b.bindExprIn(e, sc, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) && pred.Type().ID() != arrow.NULL {
+		return nil, fmt.Errorf("%s must be a boolean expression, not %s", clause, pred.Type())
+	}
+	return pred, nil
+}
+
+func (b *binder) bindJoin(j *sqlparser.JoinTableExpr) (Node, *scope, error) {
+	var typ ops.JoinType
+	swap := false
+	switch j.Join {
+	case sqlparser.JoinStr:
+		typ = ops.Inner
+	case sqlparser.LeftJoinStr:
+		typ = ops.Left
+	case sqlparser.RightJoinStr:
+		typ, swap = ops.Left, true
+	default:
+		return nil, nil, fmt.Errorf("%s is not supported", strings.ToUpper(j.Join))
+	}
+	left, ls, err := b.bindTableExpr(j.LeftExpr)
+	if err != nil {
+		return nil, nil, err
+	}
+	right, rs, err := b.bindTableExpr(j.RightExpr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if j.Condition.On == nil {
+		return nil, nil, fmt.Errorf("JOIN needs an ON condition (USING and cross joins are not supported)")
+	}
+	both := join(ls, rs)
+	var lk, rk []int
+	var residual []sqlparser.Expr
+	for _, c := range conjuncts(j.Condition.On) {
+		cmp, ok := c.(*sqlparser.ComparisonExpr)
+		if ok && cmp.Operator == sqlparser.EqualStr {
+			l, lerr := b.bindExprIn(cmp.Left, both, nil)
+			r, rerr := b.bindExprIn(cmp.Right, both, nil)
+			if lerr != nil {
+				return nil, nil, lerr
+			}
+			if rerr != nil {
+				return nil, nil, rerr
+			}
+			li, lok := l.(*expr.ColRef)
+			ri, rok := r.(*expr.ColRef)
+			if lok && rok {
+				a, bb := li.Index, ri.Index
+				if a >= len(ls.cols) && bb < len(ls.cols) {
+					a, bb = bb, a
+				}
+				if a < len(ls.cols) && bb >= len(ls.cols) {
+					if !arrow.TypeEqual(ls.cols[a].typ, rs.cols[bb-len(ls.cols)].typ) {
+						return nil, nil, fmt.Errorf("join keys %s and %s have different types (%s, %s): CAST one of them",
+							dotted(ls.cols[a].qual, ls.cols[a].name), dotted(rs.cols[bb-len(ls.cols)].qual, rs.cols[bb-len(ls.cols)].name),
+							ls.cols[a].typ, rs.cols[bb-len(ls.cols)].typ)
+					}
+					lk = append(lk, a)
+					rk = append(rk, bb-len(ls.cols))
+					continue
+				}
+			}
+		}
+		residual = append(residual, c)
+	}
+	if len(lk) == 0 {
+		return nil, nil, fmt.Errorf("JOIN ON needs at least one equality between the two sides (%s)", sqlparser.String(j.Condition.On))
+	}
+	if len(residual) > 0 && typ != ops.Inner {
+		return nil, nil, fmt.Errorf("outer JOIN ON conditions other than equalities between the two sides are not supported yet: %s", sqlparser.String(residual[0]))
+	}
+	var n Node
+	var out *scope
+	if swap {
+		// RIGHT JOIN = LEFT JOIN with the sides swapped, then the columns
+		// put back in the user's order.
+		jn := &Join{Left: right, Right: left, Type: typ, LeftKeys: rk, RightKeys: lk,
+			Cond: sqlparser.String(j.Condition.On), schema: join(rs, ls).schema()}
+		exprs := make([]expr.Expr, 0, len(both.cols))
+		names := make([]string, 0, len(both.cols))
+		for i, c := range ls.cols {
+			exprs = append(exprs, expr.Col(len(rs.cols)+i, c.typ, c.name))
+			names = append(names, c.name)
+		}
+		for i, c := range rs.cols {
+			exprs = append(exprs, expr.Col(i, c.typ, c.name))
+			names = append(names, c.name)
+		}
+		n, out = newProject(jn, exprs, names), both
+	} else {
+		n = &Join{Left: left, Right: right, Type: typ, LeftKeys: lk, RightKeys: rk,
+			Cond: sqlparser.String(j.Condition.On), schema: both.schema()}
+		out = both
+	}
+	for _, r := range residual {
+		pred, err := b.bindPredicate(r, out, "JOIN ON")
+		if err != nil {
+			return nil, nil, err
+		}
+		n = &Filter{Input: n, Pred: pred}
+	}
+	return n, out, nil
+}
+
+func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
+	switch x := e.(type) {
+	case *sqlparser.AndExpr:
+		return append(conjuncts(x.Left), conjuncts(x.Right)...)
+	case *sqlparser.ParenExpr:
+		if _, ok := x.Expr.(*sqlparser.AndExpr); ok {
+			return conjuncts(x.Expr)
+		}
+	}
+	return []sqlparser.Expr{e}
+}
