@@ -155,9 +155,9 @@ func (w *collectWriter) Batch(b *exec.Batch) error {
 }
 
 type sltMode struct {
-	name              string
-	env               string
-	columnarOn        bool
+	name       string
+	env        string
+	columnarOn bool
 }
 
 var sltModes = []sltMode{

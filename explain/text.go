@@ -141,4 +141,3 @@ func Duration(d time.Duration) string {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 }
-

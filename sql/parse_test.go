@@ -323,6 +323,11 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT a\nFORM t", 2, 6, `syntax error at or near "t"`},
 		{"SELECT a,\n  b FROM t WHERE a = = 1", 2, 22, `syntax error at or near "="`},
 		{"SELECT a FROM", 1, 14, "unexpected end of statement"},
+		// Errors after rewritten constructs still land on the user's token.
+		{"SELECT CAST(a AS INT) AS x, 'a' || b AS y,\n  b + * 2 FROM t", 2, 7, `syntax error at or near "*"`},
+		{"SELECT * FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(ts), INTERVAL '1' SECOND))\nWHERE a = = 1", 2, 11, `at or near "="`},
+		{"WITH v AS (SELECT a\n FROM t WHERE a = = 1)\nSELECT * FROM v", 2, 19, `at or near "="`},
+		{"SELECT ts - INTERVAL '1' SECOND AS x\nFROM t\nWHERE éa = 1 AND b IS NOTNULL", 3, 23, `at or near "NOTNULL"`},
 		{"SELECT CAST(a AS INT),\n   CAST(b AS FOO) FROM t", 2, 14, "unsupported type FOO"},
 		{"SELECT CAST(a) FROM t", 1, 8, "CAST needs"},
 		{"SELECT a FROM t WHERE x = 'abc", 1, 27, "unterminated string"},

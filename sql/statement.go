@@ -22,7 +22,7 @@ type ColumnDef struct {
 	Name     string
 	Type     arrow.DataType
 	NotNull  bool
-	Computed string // "AS <expr>" text for a computed column, else ""
+	Computed string // the expression text of a computed column (col AS <expr>), else ""
 	Metadata string // METADATA FROM '<key>' (Kafka), else ""
 }
 

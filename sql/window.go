@@ -194,3 +194,129 @@ func unescapeField(s string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// windowTVF reads TABLE(KIND(TABLE t [PARTITION BY k, ...], DESCRIPTOR(c),
+// INTERVAL ..., ...)) from tokens [i, end).
+func (w *rewriter) windowTVF(i, end int) (*WindowTVF, error) {
+	toks, match := w.p.toks, w.p.match
+	q := &parser{text: w.p.text, toks: toks, match: match, pos: i + 2, end: end - 1}
+	kt := q.peek()
+	kind := strings.ToUpper(kt.text)
+	arity, ok := windowArity[kind]
+	if kt.kind != tkWord || !ok {
+		return nil, q.errAt(kt.start, "expected TUMBLE, HOP, CUMULATE or SESSION in TABLE(...), found "+describe(kt))
+	}
+	q.pos++
+	if !q.peek().isOp("(") || match[q.pos] != end-2 {
+		return nil, q.errExpected("'('", "after "+kind+" (one window function call inside TABLE(...))")
+	}
+	usage := map[string]string{
+		"TUMBLE":   "TUMBLE(TABLE t, DESCRIPTOR(col), size [, offset])",
+		"HOP":      "HOP(TABLE t, DESCRIPTOR(col), slide, size [, offset])",
+		"CUMULATE": "CUMULATE(TABLE t, DESCRIPTOR(col), step, size [, offset])",
+		"SESSION":  "SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(col), gap)",
+	}[kind]
+	q.pos++
+	q.end = end - 2
+	wt := &WindowTVF{Kind: kind}
+	if err := q.expect("TABLE", "as the first argument of "+usage); err != nil {
+		return nil, err
+	}
+	var err error
+	if wt.Table, err = q.qualifiedName("after TABLE in " + kind); err != nil {
+		return nil, err
+	}
+	if q.accept("PARTITION") {
+		if kind != "SESSION" {
+			return nil, q.errAt(toks[q.pos-1].start, "PARTITION BY is only valid in SESSION windows")
+		}
+		if err := q.expect("BY", "after PARTITION"); err != nil {
+			return nil, err
+		}
+		paren := q.acceptOp("(")
+		for {
+			k, err := q.qualifiedName("in PARTITION BY")
+			if err != nil {
+				return nil, err
+			}
+			wt.PartitionBy = append(wt.PartitionBy, k)
+			if !q.acceptOp(",") {
+				break
+			}
+			if !paren && q.peek().is("DESCRIPTOR") {
+				q.pos-- // the comma ends the partition list
+				break
+			}
+		}
+		if paren {
+			if err := q.expectOp(")", "to close PARTITION BY (...)"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := q.expectOp(",", "in "+usage); err != nil {
+		return nil, err
+	}
+	if err := q.expect("DESCRIPTOR", "as the second argument of "+usage); err != nil {
+		return nil, err
+	}
+	if err := q.expectOp("(", "after DESCRIPTOR"); err != nil {
+		return nil, err
+	}
+	if wt.TimeCol, err = q.ident("in DESCRIPTOR(...)"); err != nil {
+		return nil, err
+	}
+	if err := q.expectOp(")", "to close DESCRIPTOR(...)"); err != nil {
+		return nil, err
+	}
+	for q.acceptOp(",") {
+		iv, err := q.interval()
+		if err != nil {
+			return nil, err
+		}
+		wt.Intervals = append(wt.Intervals, iv)
+	}
+	if err := q.expectEnd("the arguments of " + usage); err != nil {
+		return nil, err
+	}
+	if n := len(wt.Intervals); n < arity[0] || n > arity[1] {
+		return nil, w.p.errAt(kt.start, "wrong number of interval arguments: "+usage)
+	}
+	return wt, nil
+}
+
+// interval reads INTERVAL [-]'n' UNIT (the value may also be a bare number).
+func (p *parser) interval() (Interval, error) {
+	if err := p.expect("INTERVAL", "(an interval such as INTERVAL '10' SECOND)"); err != nil {
+		return Interval{}, err
+	}
+	sign := ""
+	if p.acceptOp("-") {
+		sign = "-"
+	} else {
+		p.acceptOp("+")
+	}
+	vt := p.next()
+	var v string
+	switch vt.kind {
+	case tkString:
+		v = strings.TrimSpace(vt.stringValue())
+	case tkNumber:
+		v = vt.text
+	default:
+		return Interval{}, p.errAt(vt.start, "expected a quoted number after INTERVAL, found "+describe(vt))
+	}
+	if strings.HasPrefix(v, "-") && sign == "-" {
+		v, sign = v[1:], ""
+	}
+	v = sign + v
+	if _, err := strconv.ParseFloat(v, 64); err != nil {
+		return Interval{}, p.errAt(vt.start, "interval value "+quoteString(v)+" is not a number")
+	}
+	ut := p.next()
+	unit := strings.ToUpper(ut.text)
+	if _, ok := intervalUnits[unit]; ut.kind != tkWord || !ok {
+		return Interval{}, p.errAt(ut.start, "unsupported interval unit "+describe(ut)+": use MILLISECOND, SECOND, MINUTE, HOUR or DAY")
+	}
+	return Interval{Value: v, Unit: unit}, nil
+}

@@ -51,6 +51,9 @@ type options struct {
 	metricsAddr string
 }
 
+// errFlagReported: the flag package already printed the problem.
+var errFlagReported = errors.New("bad flags")
+
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("clinksh", flag.ContinueOnError)
@@ -67,7 +70,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, errFlagReported // flag printed it, with the usage
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q (statements go in -c, or -f for a file)", fs.Arg(0))
@@ -85,6 +91,9 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
+	}
+	if errors.Is(err, errFlagReported) {
+		return exitUsage
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "clinksh: %s\n", err)

@@ -199,3 +199,29 @@ func TestEveryFormatThroughShellLeavesBatchColumnar(t *testing.T) {
 		}
 	}
 }
+
+func TestScriptBackslashCommands(t *testing.T) {
+	ts := newTestShell(t, formatTable)
+	script := "\\format csv\nSELECT 1;\n\\timing on\nSELECT\n  bad;\n"
+	if err := ts.runScript(context.Background(), script); err == nil {
+		t.Fatal("no error")
+	}
+	if got := ts.stdout.String(); got != "x\n1\n" {
+		t.Errorf("stdout %q", got)
+	}
+	// The blanked command lines keep the statement's line numbers.
+	if !strings.Contains(ts.stderr.String(), "ERROR at line 5, column 3: unknown column 'bad'\nLINE 5:   bad;\n") {
+		t.Errorf("stderr %q", ts.stderr.String())
+	}
+	ts = newTestShell(t, formatTable)
+	if err := ts.runScript(context.Background(), "SELECT 1;\n\\nope\nSELECT 1;"); !errors.Is(err, errCommand) {
+		t.Errorf("unknown command in a script: err = %v", err)
+	}
+	if got := ts.fake.statements(); len(got) != 1 {
+		t.Errorf("ran %q after a failed command", got)
+	}
+	ts = newTestShell(t, formatTable)
+	if err := ts.runScript(context.Background(), "SELECT 1;\n\\q\nSELECT 1;"); err != nil || len(ts.fake.statements()) != 1 {
+		t.Errorf("\\q in a script: err %v, ran %q", err, ts.fake.statements())
+	}
+}

@@ -122,31 +122,9 @@ type gen struct {
 	p, a, pa, total int64
 	clock           clock
 
+	// The four hot channels' URLs, drawn once per seed.
 	urlsOnce sync.Once
 	hotURLs  [4]string
-	// The 10,000 other channels' names and URLs, packed into one arena each:
-	// bids pick them at random, and strings scattered over the heap made
-	// that a cache miss per bid.
-	channels, channelURLs arena
-}
-
-// arena is a list of strings packed back to back.
-type arena struct {
-	data []byte
-	ends []int32
-}
-
-func (a *arena) add(s []byte) {
-	a.data = append(a.data, s...)
-	a.ends = append(a.ends, int32(len(a.data)))
-}
-
-func (a *arena) get(i int64) []byte {
-	start := int32(0)
-	if i > 0 {
-		start = a.ends[i-1]
-	}
-	return a.data[start:a.ends[i]]
 }
 
 func newGen(c *config) *gen {
@@ -420,7 +398,7 @@ func (g *gen) bidChannel(dst []byte, e *event) []byte {
 	if hot {
 		return append(dst, hotChannel[i]...)
 	}
-	return append(dst, g.channels.get(i)...)
+	return strconv.AppendInt(append(dst, "channel-"...), i, 10)
 }
 
 func (g *gen) bidURL(dst []byte, e *event) []byte {
@@ -428,7 +406,24 @@ func (g *gen) bidURL(dst []byte, e *event) []byte {
 	if hot {
 		return append(dst, g.hotURLs[i]...)
 	}
-	return append(dst, g.channelURLs.get(i)...)
+	return g.channelURL(dst, i)
+}
+
+// channelURL is the URL of the non-hot channel i. The reference caches
+// the 10,000 of them; drawing one from its own stream is as cheap as a
+// lookup that misses the cache, and needs no table.
+func (g *gen) channelURL(dst []byte, i int64) []byte {
+	r := rng{s: mix64(g.seedKey^0x6a09e667f3bcc909) + uint64(i)*streamStep}
+	dst = baseURL(dst, &r)
+	if r.intn(10) > 0 {
+		dst = append(dst, "&channel_id="...)
+		id := int64(int32(bits.Reverse32(uint32(i))))
+		if id < 0 {
+			id = -id
+		}
+		dst = strconv.AppendInt(dst, id, 10)
+	}
+	return dst
 }
 
 func (g *gen) bidExtra(dst []byte, e *event) []byte {
@@ -440,28 +435,12 @@ func (g *gen) bidExtra(dst []byte, e *event) []byte {
 
 func (g *gen) dateTime(e *event) int64 { return e.tms }
 
-// initURLs builds the channel and URL tables the bids draw from. They depend
-// only on the seed, like the reference's CHANNEL_URL_CACHE.
+// initURLs draws the hot channels' URLs. They depend only on the seed.
 func (g *gen) initURLs() {
 	g.urlsOnce.Do(func() {
-		r := rng{s: mix64(g.seedKey ^ 0x6a09e667f3bcc909)}
-		var buf []byte
+		r := rng{s: mix64(g.seedKey ^ 0xbb67ae8584caa73b)}
 		for i := range g.hotURLs {
-			g.hotURLs[i] = string(baseURL(buf[:0], &r))
-		}
-		for i := range channelsNumber {
-			buf = strconv.AppendInt(append(buf[:0], "channel-"...), int64(i), 10)
-			g.channels.add(buf)
-			buf = baseURL(buf[:0], &r)
-			if r.intn(10) > 0 {
-				buf = append(buf, "&channel_id="...)
-				id := int64(int32(bits.Reverse32(uint32(i))))
-				if id < 0 {
-					id = -id
-				}
-				buf = strconv.AppendInt(buf, id, 10)
-			}
-			g.channelURLs.add(buf)
+			g.hotURLs[i] = string(baseURL(nil, &r))
 		}
 	})
 }

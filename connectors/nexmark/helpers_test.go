@@ -17,8 +17,7 @@ type collector struct {
 	recs      []arrow.RecordBatch
 	wms       []int64
 	stopAfter int
-	// wmAfter[i] is the index into wms of the first watermark after batch i.
-	onBatch func(b *exec.Batch)
+	onBatch   func(b *exec.Batch) // called on every batch, before it is kept
 }
 
 func (c *collector) Emit(_ context.Context, b *exec.Batch) error {

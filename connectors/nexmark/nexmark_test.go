@@ -287,3 +287,22 @@ func TestStrings(t *testing.T) {
 		t.Errorf("appendPadded4(42) = %q", got)
 	}
 }
+
+// A TIMESTAMP(3) the binder tags with a zone is accepted and kept.
+func TestDeclaredTimestampZone(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	declared := arrow.NewSchema([]arrow.Field{
+		{Name: "price", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "dateTime", Type: arrow.FixedWidthTypes.Timestamp_ms, Nullable: true},
+	}, nil)
+	tab := newTestTable(t, mem, map[string]string{"table": "bid", "events.num": "100"}, declared)
+	c := scan(t, tab, connectors.ScanSpec{})
+	defer c.release()
+	if got := c.recs[0].Column(1).DataType(); !arrow.TypeEqual(got, arrow.FixedWidthTypes.Timestamp_ms) {
+		t.Errorf("dateTime built as %s", got)
+	}
+	if c.numRows() != 92 {
+		t.Errorf("%d rows, want 92", c.numRows())
+	}
+}

@@ -88,7 +88,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		if paced {
 			due = time.Since(start).Microseconds()
 		}
-		for len(ev.evs) < s.batchSize && n < limit && g.clock.offsetUs(n) <= due {
+		for len(ev.evs) < s.batchSize && n < limit && (!paced || g.clock.offsetUs(n) <= due) {
 			ev.evs = append(ev.evs, g.event(n))
 			ev.kinds = append(ev.kinds, g.kind(n))
 			n = g.nextOfKind(n+1, s.kind)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/connectors"
@@ -446,4 +447,32 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// The string columns' data buffers are reserved from avgLen; an estimate
+// that falls short costs a copy per batch.
+func TestAvgLen(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for _, table := range []string{"person", "auction", "bid"} {
+		tab := newTestTable(t, mem, map[string]string{"table": table, "events.num": "200000"}, nil)
+		c := scan(t, tab, connectors.ScanSpec{})
+		for i, col := range tab.cols {
+			if col.leaf.typ != valString {
+				continue
+			}
+			var bytes, rows int
+			for _, r := range c.recs {
+				a := r.Column(i).(*array.String)
+				bytes += len(a.ValueBytes())
+				rows += a.Len()
+			}
+			avg := float64(bytes) / float64(rows)
+			t.Logf("%s.%s: %.1f (avgLen %d)", table, col.name, avg, col.leaf.avgLen)
+			if avg > float64(col.leaf.avgLen)*1.15 || avg < float64(col.leaf.avgLen)*0.7 {
+				t.Errorf("%s.%s: average length %.1f, avgLen says %d", table, col.name, avg, col.leaf.avgLen)
+			}
+		}
+		c.release()
+	}
 }

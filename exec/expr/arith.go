@@ -39,10 +39,10 @@ func NewBinary(op string, l, r Expr) (Expr, error) {
 // integer or DECIMAL gives a DECIMAL (integers count as DECIMAL(10,0) or
 // DECIMAL(19,0)) with
 //
-//	+ -: s = max(s1,s2), p = max(p1-s1, p2-s2) + s + 1
-//	*  : s = s1 + s2,    p = p1 + p2
-//	/  : s = max(6, s1 + p2 + 1), p = p1 - s1 + s2 + s
-//	%  : s = max(s1,s2), p = min(p1-s1, p2-s2) + s
+//   - -: s = max(s1,s2), p = max(p1-s1, p2-s2) + s + 1
+//   - : s = s1 + s2,    p = p1 + p2
+//     /  : s = max(6, s1 + p2 + 1), p = p1 - s1 + s2 + s
+//     %  : s = max(s1,s2), p = min(p1-s1, p2-s2) + s
 //
 // narrowed past 38 digits as Flink does (keep the integer digits, scale no
 // lower than 6), rounding HALF_UP; a result that still needs more digits
@@ -245,8 +245,8 @@ func floatOp(op byte, x, y float64) float64 {
 // decOp is DECIMAL arithmetic: inputs at scales s1, s2, result
 // DECIMAL(p, s).
 type decOp struct {
-	op            byte
-	s1, s2, p, s  int32
+	op           byte
+	s1, s2, p, s int32
 }
 
 func (d decOp) apply(x, y num) (num, int) {
@@ -315,6 +315,11 @@ func bigToNumRounded(b *big.Int, drop int32) (num, bool) {
 }
 
 func (a *Arith) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	if a.t.ID() == arrow.DECIMAL128 {
+		if out, ok, err := a.mulIntByConst(mem, rec); ok {
+			return out, err
+		}
+	}
 	lo, err := evalOperand(mem, a.l, rec)
 	if err != nil {
 		return nil, err

@@ -162,10 +162,15 @@ func nullArray(mem memory.Allocator, t arrow.DataType, n int) arrow.Array {
 	return array.MakeArrayOfNull(mem, t, n)
 }
 
-// rowFallback evaluates e element at a time through its row path. It is
-// the columnar path's answer for the rare cases listed in the package doc
-// and for conditional expressions whose vectorised branches raised an
-// error a row-at-a-time evaluation might never reach (1/x under x <> 0).
+// rowFallback evaluates e element at a time through its row path. The
+// columnar path uses it (or mapValues, its unary form) only for:
+//   - CAST from VARCHAR (parsing) and the BOOLEAN conversions;
+//   - LIKE whose pattern is not a constant, SUBSTRING of a constant string;
+//   - lower/upper of non-ASCII data, comparisons of BOOLEAN and BYTES;
+//   - AND/OR/CASE/COALESCE whose vectorised branch raised an error that a
+//     row-at-a-time evaluation might never reach (1/x under x <> 0);
+//   - a typed kernel that hit an overflow or bad value, to report the
+//     first failing row exactly as the row path does.
 func rowFallback(mem memory.Allocator, e Expr, rec arrow.RecordBatch) (arrow.Array, error) {
 	n := int(rec.NumRows())
 	b := array.NewBuilder(mem, e.Type())

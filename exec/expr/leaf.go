@@ -176,4 +176,3 @@ func NumberLit(text string) (*Literal, error) {
 	}
 	return &Literal{v: n, t: decType(p, s), text: t}, nil
 }
-

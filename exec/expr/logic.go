@@ -97,7 +97,7 @@ func (g *Logic) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow
 	vbuf, val := newBits(mem, n)
 	mbuf, ok := newBits(mem, n)
 	for i := range val {
-		lt, rt := lv[i]&lok[i], rv[i]&rok[i] // known TRUE
+		lt, rt := lv[i]&lok[i], rv[i]&rok[i]   // known TRUE
 		lf, rf := ^lv[i]&lok[i], ^rv[i]&rok[i] // known FALSE
 		if g.and {
 			ok[i] = lok[i]&rok[i] | lf | rf

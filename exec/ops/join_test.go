@@ -85,8 +85,10 @@ func TestHashJoin(t *testing.T) {
 func TestHashJoinEmptyBuild(t *testing.T) {
 	for _, typ := range []JoinType{Inner, Left} {
 		runCase(t, opCase{
-			name:  fmt.Sprintf("%s/empty build", typ),
-			newOp: func(mem memory.Allocator) exec.Operator { return NewHashJoin(typ, []int{0}, []int{0}, joinSchema(), mem) },
+			name: fmt.Sprintf("%s/empty build", typ),
+			newOp: func(mem memory.Allocator) exec.Operator {
+				return NewHashJoin(typ, []int{0}, []int{0}, joinSchema(), mem)
+			},
 			inputs: func(nulls bool) []input {
 				return []input{{SampleSchema, sampleRows(10, nulls)}, {buildSchema, nil}}
 			},

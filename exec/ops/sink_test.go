@@ -52,5 +52,5 @@ func TestValues(t *testing.T) {
 
 type stopEmitter struct{}
 
-func (stopEmitter) Emit(context.Context, *exec.Batch) error  { return exec.ErrStop }
+func (stopEmitter) Emit(context.Context, *exec.Batch) error    { return exec.ErrStop }
 func (stopEmitter) EmitWatermark(context.Context, int64) error { return exec.ErrStop }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestInteractiveTerminal runs the real binary on a real pseudo-terminal
+// (a tmux pane) with the real engine: readline, the prompts, a multi-line
+// statement, Ctrl-C cancelling a running unbounded query without leaving
+// the shell, Ctrl-C at the prompt clearing the line, the history file and
+// Ctrl-D. The programmatic REPL tests cover the same loop in detail; this
+// one proves the terminal wiring (raw mode at the prompt, SIGINT while a
+// query runs).
+func TestInteractiveTerminal(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal("this test drives the shell on a pseudo-terminal through tmux: install tmux (Debian: apt-get install tmux)")
+	}
+	bin := clinkshBinary(t)
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "tmux.sock")
+	hist := filepath.Join(dir, "hist")
+	rcFile := filepath.Join(dir, "rc")
+	run := func(args ...string) string {
+		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("new-session", "-d", "-x", "160", "-y", "50",
+		"CLINK_HISTORY="+hist+" "+bin+"; echo $? > "+rcFile+"; sleep 60")
+	defer exec.Command(tmux, "-S", sock, "kill-server").Run()
+
+	pane := func() string { return run("capture-pane", "-p", "-S", "-5000") }
+	// waitFor waits until the pane shows what at least n times. The
+	// deadline only bounds a failing run; nothing is timed.
+	waitFor := func(what string, n int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			p := pane()
+			if strings.Count(p, what) >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("pane never showed %q %d times:\n%s", what, n, p)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	send := func(text string) {
+		// tmux reads a trailing ';' in an argument as a command separator.
+		if strings.HasSuffix(text, ";") {
+			text = text[:len(text)-1] + `\;`
+		}
+		run("send-keys", "-l", text)
+		run("send-keys", "Enter")
+	}
+
+	waitFor(prompt, 1)
+	send("SELECT 1 AS a,")
+	waitFor(strings.TrimRight(contPrompt, " "), 1)
+	send("  2 AS b;")
+	waitFor("(1 row)", 1)
+	waitFor(prompt, 2)
+
+	// An unbounded query streams until Ctrl-C, which cancels it only.
+	send("SELECT auction FROM bid;")
+	waitFor("|                 1", 3) // rows are arriving
+	run("send-keys", "C-c")
+	waitFor("Query cancelled after", 1)
+	waitFor(prompt, 3)
+
+	// Ctrl-C at the prompt drops the half-typed statement.
+	run("send-keys", "-l", "SELECT garbage")
+	waitFor("SELECT garbage", 1)
+	run("send-keys", "C-c")
+	send("SELECT 3 AS c;")
+	waitFor("| 3 |", 1)
+	send(`\bogus`)
+	waitFor(`unknown command \bogus`, 1)
+	if p := pane(); strings.Contains(p, "garbage'") || strings.Contains(p, "ERROR at") {
+		t.Errorf("the cleared line was run:\n%s", p)
+	}
+
+	run("send-keys", "C-d")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, err := os.ReadFile(rcFile); err == nil && len(b) > 0 {
+			if strings.TrimSpace(string(b)) != "0" {
+				t.Errorf("exit code %s after Ctrl-D", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shell did not exit on Ctrl-D:\n%s", pane())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SELECT 1 AS a, 2 AS b;", "SELECT auction FROM bid;", "SELECT 3 AS c;", `\bogus`} {
+		if !strings.Contains(string(b), want+"\n") {
+			t.Errorf("history lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "garbage") {
+		t.Errorf("history holds the cleared line:\n%s", b)
+	}
+}

@@ -1,0 +1,173 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// discard is an Emitter that drops output.
+type discard struct{}
+
+func (discard) Emit(context.Context, *exec.Batch) error    { return nil }
+func (discard) EmitWatermark(context.Context, int64) error { return nil }
+
+const benchBatch = 4096
+
+// benchBatches builds columnar batches of n rows with keys of cardinality
+// card: k BIGINT, s VARCHAR, v BIGINT, f DOUBLE.
+func benchBatches(b *testing.B, mem memory.Allocator, n, card int) []*exec.Batch {
+	var out []*exec.Batch
+	for start := 0; start < n; start += benchBatch {
+		rows := make([]exec.Row, 0, benchBatch)
+		for i := start; i < min(start+benchBatch, n); i++ {
+			k := int64((i * 7919) % card)
+			rows = append(rows, exec.Row{k, fmt.Sprintf("key-%06d", k), int64(i % 100), float64(i)})
+		}
+		rec, err := exec.EncodeRows(mem, SampleSchema, rows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, exec.NewColumnarBatch(rec))
+	}
+	return out
+}
+
+func release(bs []*exec.Batch) {
+	for _, b := range bs {
+		b.Release()
+	}
+}
+
+func runBench(b *testing.B, batches []*exec.Batch, rows int, mk func() exec.Operator, inputs int) {
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		op := mk()
+		for in := 0; in < inputs; in++ {
+			for _, bt := range batches {
+				if _, err := exec.Dispatch(ctx, op, true, in, bt, discard{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		for in := 0; in < inputs; in++ {
+			if err := op.Finish(ctx, in, discard{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		op.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows*inputs), "ns/row")
+}
+
+func BenchmarkFilter(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	const n = 1 << 20
+	bs := benchBatches(b, mem, n, 1000)
+	defer release(bs)
+	runBench(b, bs, n, func() exec.Operator { return NewFilter(tGt{col: 2, k: 49}, mem) }, 1) // keeps 50%
+}
+
+func benchAgg(b *testing.B, key, card int) {
+	mem := memory.NewGoAllocator()
+	const n = 1 << 20
+	bs := benchBatches(b, mem, n, card)
+	defer release(bs)
+	specs := []AggSpec{{Func: "count_star", Col: -1, Type: i64}, {Func: "sum", Col: 2, Type: i64}, {Func: "max", Col: 3, Type: f64}}
+	out := aggSchema(SampleSchema, []int{key}, specs)
+	runBench(b, bs, n, func() exec.Operator {
+		h := NewHashAggregate([]int{key}, specs, out, mem)
+		h.SetColumnarOutput(true)
+		return h
+	}, 1)
+}
+
+func BenchmarkHashAggregateInt64Key(b *testing.B)   { benchAgg(b, 0, 10000) }
+func BenchmarkHashAggregateStringKey(b *testing.B)  { benchAgg(b, 1, 10000) }
+func BenchmarkHashAggregateDoubleKey(b *testing.B)  { benchAgg(b, 3, 1<<30) } // general key path, every row its own group
+func BenchmarkHashAggregateInt64Key1M(b *testing.B) { benchAgg(b, 0, 1<<20) }
+
+// BenchmarkHashJoin probes 1M rows against a 10k-row build side with one
+// match per probe row, columnar output on. ns/row is per probe row.
+func BenchmarkHashJoin(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	const n, nb = 1 << 20, 10000
+	probe := benchBatches(b, mem, n, nb)
+	defer release(probe)
+	build := benchBatches(b, mem, nb, nb) // keys 0..nb-1, each once
+	defer release(build)
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		j := NewHashJoin(Inner, []int{0}, []int{0}, joinedSample, mem)
+		j.SetColumnarOutput(true)
+		for _, bt := range build {
+			if _, err := exec.Dispatch(ctx, j, true, 1, bt, discard{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := j.Finish(ctx, 1, discard{}); err != nil {
+			b.Fatal(err)
+		}
+		for _, bt := range probe {
+			if _, err := exec.Dispatch(ctx, j, true, 0, bt, discard{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		j.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/row")
+}
+
+var joinedSample = arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...), SampleSchema.Fields()...), nil)
+
+// BenchmarkGather compares the typed gather with compute.Take over one
+// batch (every other row of a BIGINT and a VARCHAR column).
+func BenchmarkGather(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	bs := benchBatches(b, mem, benchBatch, 1000)
+	defer release(bs)
+	rec := bs[0].Record()
+	var idx []int32
+	for i := 0; i < benchBatch; i += 2 {
+		idx = append(idx, int32(i))
+	}
+	b.Run("typed", func(b *testing.B) {
+		for range b.N {
+			for _, c := range []int{0, 1} {
+				a, err := gather(mem, rec.Column(c), idx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				a.Release()
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(idx)), "ns/row")
+	})
+	b.Run("compute.Take", func(b *testing.B) {
+		ctx := compute.WithAllocator(context.Background(), mem)
+		for range b.N {
+			ib := array.NewInt32Builder(mem)
+			ib.AppendValues(idx, nil)
+			ia := ib.NewArray()
+			ib.Release()
+			for _, c := range []int{0, 1} {
+				a, err := compute.TakeArray(ctx, rec.Column(c), ia)
+				if err != nil {
+					b.Fatal(err)
+				}
+				a.Release()
+			}
+			ia.Release()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(idx)), "ns/row")
+	})
+}
