@@ -245,7 +245,8 @@ func (s *Stage) advance(ctx context.Context) error {
 			min = w
 		}
 	}
-	if min <= s.wm || (min == MaxWatermark && s.nEnded == len(s.wms) && s.wm == MaxWatermark) {
+	if min <= s.wm || s.nEnded == len(s.wms) {
+		// Nothing advanced, or every input ended: Finish flushes the rest.
 		return nil
 	}
 	s.wm = min

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
 )
 
@@ -161,6 +162,11 @@ func (b *builder) build(n Node) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
+		if isIdentity(x) {
+			// SELECT a, b over an aggregate or a subquery that already
+			// produces (a, b): a stage that only copies is left out.
+			return in, nil
+		}
 		parts := make([]string, len(x.Exprs))
 		for i, e := range x.Exprs {
 			parts[i] = e.String()
@@ -289,4 +295,20 @@ func (b *builder) gates(root *Stage) {
 		}
 	}
 	walk(root, nil)
+}
+
+// isIdentity reports whether p passes its input through unchanged: every
+// input column, in order, by reference, under the same name.
+func isIdentity(p *Project) bool {
+	in := p.Input.Schema()
+	if len(p.Exprs) != len(in.Fields()) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		c, ok := e.(*expr.ColRef)
+		if !ok || c.Index != i || p.schema.Field(i).Name != in.Field(i).Name {
+			return false
+		}
+	}
+	return true
 }
