@@ -101,3 +101,18 @@ func Names() []string {
 	sort.Strings(out)
 	return out
 }
+
+// SinkTable is a Table that INSERT INTO can write. The sink is an operator
+// (exec.Operator, ideally with the columnar hook so a columnar chain is not
+// undone at the last hop) that receives batches of the table's schema, and
+// flushes in Finish. A sink-only table's Open returns an error.
+type SinkTable interface {
+	Table
+	OpenSink(spec SinkSpec) (exec.Operator, error)
+}
+
+// SinkSpec is what the planner hands a sink.
+type SinkSpec struct {
+	// Name is the table's name, for messages.
+	Name string
+}

@@ -147,7 +147,7 @@ func (s *Session) execute(ctx context.Context, text string, st sql.Statement, w 
 	case *sql.Explain:
 		return s.explain(ctx, x, w, opts)
 	case *sql.Insert:
-		return Outcome{}, fmt.Errorf("INSERT INTO is not supported yet (it comes with the Kafka, print, blackhole and Parquet sinks)")
+		return s.insert(ctx, x, opts)
 	}
 	return Outcome{}, fmt.Errorf("statement %T is not supported", st)
 }
@@ -224,28 +224,44 @@ func (s *Session) createTable(x *sql.CreateTable) (Outcome, error) {
 	if !ok {
 		return Outcome{}, fmt.Errorf("table '%s': unknown connector '%s' (available: %s)", x.Name, name, strings.Join(connectors.Names(), ", "))
 	}
+	// Physical and METADATA columns go to the connector (a METADATA column
+	// as option 'metadata.<col>' = '<key>'); computed columns stay with the
+	// catalog and are evaluated above the scan.
 	var declared *arrow.Schema
+	var computed []sql.ColumnDef
 	if x.Columns != nil {
 		var fs []arrow.Field
 		for _, c := range x.Columns {
 			if c.Computed != "" {
-				return Outcome{}, fmt.Errorf("table '%s': computed column '%s' is not supported yet", x.Name, c.Name)
+				computed = append(computed, c)
+				continue
 			}
 			if c.Metadata != "" {
-				return Outcome{}, fmt.Errorf("table '%s': METADATA column '%s' is not supported by connector '%s'", x.Name, c.Name, name)
+				opts["metadata."+c.Name] = c.Metadata
 			}
 			fs = append(fs, arrow.Field{Name: c.Name, Type: c.Type, Nullable: !c.NotNull})
 		}
 		declared = arrow.NewSchema(fs, nil)
 	}
-	if x.Watermark != nil {
-		return Outcome{}, fmt.Errorf("table '%s': WATERMARK is not supported yet", x.Name)
-	}
 	tbl, err := f(opts, declared)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("table '%s': %w", x.Name, err)
 	}
-	if err := s.cat.Add(&plan.Entry{Name: x.Name, Table: tbl, Connector: name, Options: opts}, false); err != nil {
+	entry := &plan.Entry{Name: x.Name, Table: tbl, Connector: name, Options: opts, Computed: computed, Watermark: x.Watermark}
+	if len(computed) > 0 {
+		// Bind once now so a bad computed column fails the CREATE, not the
+		// first query.
+		probe := &sql.Query{Text: "SELECT * FROM " + x.Name}
+		if st, perr := sql.Parse("SELECT * FROM `" + x.Name + "`"); perr == nil {
+			probe = st.(*sql.Query)
+		}
+		tmp := plan.NewCatalog()
+		_ = tmp.Add(entry, false)
+		if _, err := plan.Bind(tmp, probe); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if err := s.cat.Add(entry, false); err != nil {
 		return Outcome{}, err
 	}
 	return Outcome{Message: fmt.Sprintf("Table '%s' created.", x.Name)}, nil

@@ -119,7 +119,7 @@ func (b *binder) bindUnion(u *sqlparser.Union) (Node, *scope, error) {
 			exprs[c] = e
 			names[c] = scopes[0].cols[c].name
 		}
-		inputs[i] = newProject(n, exprs, names)
+		inputs[i] = NewProject(n, exprs, names)
 	}
 	out := &scope{}
 	for c, col := range scopes[0].cols {
@@ -235,7 +235,37 @@ func (b *binder) bindTableName(tn sqlparser.TableName, alias string) (Node, *sco
 	if err != nil {
 		return nil, nil, fmt.Errorf("table '%s': %w", e.Name, err)
 	}
-	return b.scan(e.Name, e.Connector, tbl, qual)
+	n, sc, err := b.scan(e.Name, e.Connector, tbl, qual)
+	if err != nil || len(e.Computed) == 0 {
+		return n, sc, err
+	}
+	return b.computed(e, n, sc)
+}
+
+// computed appends a table's computed columns (col AS expr) to its scan.
+func (b *binder) computed(e *Entry, n Node, sc *scope) (Node, *scope, error) {
+	exprs := make([]expr.Expr, 0, len(sc.cols)+len(e.Computed))
+	names := make([]string, 0, cap(exprs))
+	out := &scope{}
+	for i, c := range sc.cols {
+		exprs = append(exprs, expr.Col(i, c.typ, c.name))
+		names = append(names, c.name)
+		out.cols = append(out.cols, c)
+	}
+	for _, c := range e.Computed {
+		ast, err := sql.ParseExpr(c.Computed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("table '%s', computed column '%s': %w", e.Name, c.Name, err)
+		}
+		x, err := b.bindExprIn(ast, sc, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("table '%s', computed column '%s': %w", e.Name, c.Name, err)
+		}
+		exprs = append(exprs, x)
+		names = append(names, c.Name)
+		out.cols = append(out.cols, column{qual: sc.cols[0].qual, name: c.Name, typ: x.Type()})
+	}
+	return NewProject(n, exprs, names), out, nil
 }
 
 // openPath opens a quoted path in FROM ('data/*.parquet').

@@ -88,7 +88,7 @@ func (b *binder) bindAggregate(n Node, in *scope, groupBy sqlparser.GroupBy, cal
 		// input as it is.
 		return &Aggregate{Input: n, Aggs: specs, AggText: texts, schema: ac.out.schema()}, ac, nil
 	}
-	proj := newProject(n, pre, preNames)
+	proj := NewProject(n, pre, preNames)
 	return &Aggregate{Input: proj, GroupCols: groupCols, Aggs: specs, AggText: texts, schema: ac.out.schema()}, ac, nil
 }
 

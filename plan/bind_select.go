@@ -128,7 +128,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 		keys = append(keys, sortKeySpec{col: idx, desc: o.Direction == sqlparser.DescScr})
 	}
 	_ = projScope
-	n = newProject(n, exprs, names)
+	n = NewProject(n, exprs, names)
 	if s.Distinct != "" {
 		if len(exprs) > visible {
 			return nil, nil, fmt.Errorf("for SELECT DISTINCT, ORDER BY expressions must appear in the select list")
@@ -148,7 +148,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 		for i := range keep {
 			keep[i] = expr.Col(i, exprs[i].Type(), names[i])
 		}
-		n = newProject(n, keep, names[:visible])
+		n = NewProject(n, keep, names[:visible])
 	}
 	return n, out, nil
 }
@@ -240,7 +240,8 @@ func outputName(e *sqlparser.AliasedExpr) string {
 	return sqlparser.String(e.Expr)
 }
 
-func newProject(in Node, exprs []expr.Expr, names []string) *Project {
+// NewProject projects exprs over in under names.
+func NewProject(in Node, exprs []expr.Expr, names []string) *Project {
 	fs := make([]arrow.Field, len(exprs))
 	for i, x := range exprs {
 		fs[i] = arrow.Field{Name: names[i], Type: x.Type(), Nullable: true}
@@ -341,7 +342,7 @@ func (b *binder) bindJoin(j *sqlparser.JoinTableExpr) (Node, *scope, error) {
 			exprs = append(exprs, expr.Col(i, c.typ, c.name))
 			names = append(names, c.name)
 		}
-		n, out = newProject(jn, exprs, names), both
+		n, out = NewProject(jn, exprs, names), both
 	} else {
 		n = &Join{Left: left, Right: right, Type: typ, LeftKeys: lk, RightKeys: rk,
 			Cond: sqlparser.String(j.Condition.On), schema: both.schema()}

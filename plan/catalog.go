@@ -17,6 +17,11 @@ type Entry struct {
 	Connector string
 	Options   map[string]string
 	View      *sql.Query // nil for a table
+	// Computed are the table's computed columns (col AS expr), appended
+	// after the connector's columns by the binder.
+	Computed []sql.ColumnDef
+	// Watermark is the table's WATERMARK FOR clause, if any.
+	Watermark *sql.WatermarkDef
 	// Open, when set, creates Table on first use; it lets the catalog list
 	// tables whose connector starts a service (the embedded broker) without
 	// starting it until a statement touches it.

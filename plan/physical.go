@@ -73,6 +73,9 @@ type BuildOptions struct {
 	// EnvSwitches says which A/B switches came from the environment (for
 	// the gate reason); the rest came from SET.
 	EnvSwitches exec.Options
+	// SinkName names the final stage in EXPLAIN ("ResultSink" by default;
+	// INSERT INTO names the table's sink, e.g. "Sink print 'out'").
+	SinkName string
 }
 
 type builder struct {
@@ -91,8 +94,12 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	if err != nil {
 		return nil, err
 	}
-	st := b.g.AddOperator("ResultSink", sink, child.Exec)
-	top := b.add(&Stage{Op: "ResultSink", Exec: st, Children: []*Stage{child}, Caps: sink.Capabilities()})
+	name := opts.SinkName
+	if name == "" {
+		name = "ResultSink"
+	}
+	st := b.g.AddOperator(name, sink, child.Exec)
+	top := b.add(&Stage{Op: name, Exec: st, Children: []*Stage{child}, Caps: sink.Capabilities()})
 	top.Output = OutRows
 	b.gates(top)
 	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Options: opts.Exec}, nil

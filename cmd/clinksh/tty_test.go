@@ -63,19 +63,19 @@ func TestInteractiveTerminal(t *testing.T) {
 		run("send-keys", "Enter")
 	}
 
-	waitFor(prompt, 1)
+	waitFor(strings.TrimSpace(prompt), 1)
 	send("SELECT 1 AS a,")
 	waitFor(strings.TrimRight(contPrompt, " "), 1)
 	send("  2 AS b;")
 	waitFor("(1 row)", 1)
-	waitFor(prompt, 2)
+	waitFor(strings.TrimSpace(prompt), 2)
 
 	// An unbounded query streams until Ctrl-C, which cancels it only.
 	send("SELECT auction FROM bid;")
 	waitFor("|                 1", 3) // rows are arriving
 	run("send-keys", "C-c")
 	waitFor("Query cancelled after", 1)
-	waitFor(prompt, 3)
+	waitFor(strings.TrimSpace(prompt), 3)
 
 	// Ctrl-C at the prompt drops the half-typed statement.
 	run("send-keys", "-l", "SELECT garbage")

@@ -21,11 +21,10 @@ import (
 // chunkStats are one column chunk's statistics in row form (exec.Row types
 // of the column's Arrow type).
 type chunkStats struct {
-	min, max   any
-	hasMinMax  bool
-	allNull    bool // every value is null (rows > 0)
-	noNull     bool // known to hold no null
-	trustedNil bool
+	min, max  any
+	hasMinMax bool
+	allNull   bool // every value is null (rows > 0)
+	noNull    bool // known to hold no null
 }
 
 // groupMatches reports whether row group rg of f may hold a row passing

@@ -203,8 +203,7 @@ func (s *sumAcc) addInt(g int32, v int64) error {
 	case domFloat:
 		s.floats[g] += float64(v)
 	default:
-		return s.addDec(g, decimal128.FromI64(v))
-		// addDec counts the input itself.
+		return s.addDec(g, decimal128.FromI64(v)) // counts the input itself
 	}
 	s.counts[g]++
 	return nil

@@ -66,3 +66,27 @@ func TestProjectTypeMismatch(t *testing.T) {
 		t.Fatal("want a type error")
 	}
 }
+
+// The planner passes package expr's column references: they project zero
+// copy too (their EvalColumnar retains the input column).
+func TestProjectExprColRef(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	out := arrow.NewSchema([]arrow.Field{SampleSchema.Field(1), SampleSchema.Field(0)}, nil)
+	p := NewProject([]expr.Expr{expr.Col(1, out.Field(0).Type, "s"), expr.Col(0, out.Field(1).Type, "k")}, out, mem)
+	b := makeBatches(t, mem, input{SampleSchema, sampleRows(10, true)}, 10, true)[0]
+	defer b.Release()
+	c := &capture{}
+	if took, err := exec.Dispatch(t.Context(), p, true, 0, b, c); err != nil || !took {
+		t.Fatalf("took=%v err=%v", took, err)
+	}
+	if c.batches[0].Record().Column(1) == nil || c.batches[0].Record().Column(0).Data() != b.Record().Column(1).Data() {
+		t.Error("column reference was copied")
+	}
+	got, _ := c.rows()
+	for i, r := range sampleRows(10, true) {
+		if got[i][0] != r[1] || got[i][1] != r[0] {
+			t.Fatalf("row %d: %v", i, got[i])
+		}
+	}
+}
