@@ -85,6 +85,8 @@ var errGraphDone = errors.New("exec: graph done")
 func (g *Graph) Run(ctx context.Context) (err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	trackGraph(g) // per-kind totals for /metrics (stats.go)
+	defer untrackGraph(g)
 	defer func() {
 		for _, s := range g.stages {
 			if s.Op != nil {

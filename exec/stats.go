@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -80,4 +81,124 @@ func (d *Damper) BackedOff() bool { return d.backedOn }
 type Progress struct {
 	RowsRead, BytesRead   atomic.Int64
 	RowsTotal, BytesTotal atomic.Int64
+}
+
+// Reporter is implemented by operators and sources that count things the
+// runner cannot see from outside: born-columnar emissions against those a
+// damper held back to rows, decode fallbacks, skipped records, their own
+// named counters. EXPLAIN ANALYZE reads it after the run; the runner never
+// calls it, so implementing it costs the hot path nothing. Report is called
+// only while the operator is not running (after Graph.Run returns).
+type Reporter interface {
+	Report() OperatorReport
+}
+
+// OperatorReport is one operator's or source's own account of its run.
+type OperatorReport struct {
+	ColumnarEmits   int64 // emissions built born columnar
+	HeldBackEmits   int64 // emissions a damper held back to rows
+	DecodeFallbacks int64 // batches decoded as rows because columnar decode failed
+	SkippedRecords  int64 // bad input records skipped
+	Damper          *DamperState
+	// Counters are further named counts in SQL terms ("build rows", "row
+	// groups skipped"), shown by EXPLAIN (VERBOSE) ANALYZE.
+	Counters []NamedCount
+}
+
+// NamedCount is one named counter of an OperatorReport.
+type NamedCount struct {
+	Name  string
+	Value int64
+}
+
+// DamperState is a snapshot of a Damper, for EXPLAIN ANALYZE.
+type DamperState struct {
+	BackedOff                 bool
+	SmallRun                  int // consecutive emissions under MinRows
+	Threshold, MinRows, Probe int
+}
+
+// State snapshots the damper.
+func (d *Damper) State() DamperState {
+	return DamperState{BackedOff: d.backedOn, SmallRun: d.small, Threshold: d.Threshold, MinRows: d.MinRows, Probe: d.Probe}
+}
+
+// KindTotals are process-wide counters of one operator or source kind
+// ("filter", "parquet-scan"), published on /metrics.
+type KindTotals struct {
+	RowsIn, RowsOut                       int64
+	BatchesIn, BatchesOut                 int64
+	BatchesInColumnar, BatchesOutColumnar int64
+	BatchesMaterialized, RowsMaterialized int64
+}
+
+func (t *KindTotals) add(s *StageStats) {
+	t.RowsIn += s.RowsIn.Load()
+	t.RowsOut += s.RowsOut.Load()
+	t.BatchesIn += s.BatchesIn.Load()
+	t.BatchesOut += s.BatchesOut.Load()
+	t.BatchesInColumnar += s.BatchesInColumnar.Load()
+	t.BatchesOutColumnar += s.BatchesOutColumnar.Load()
+	t.BatchesMaterialized += s.BatchesMaterialized.Load()
+	t.RowsMaterialized += s.RowsMaterialized.Load()
+}
+
+// kindTotals sums finished graphs into per-kind totals and reads running
+// graphs' stage counters at snapshot time. The hot path pays nothing extra:
+// the stage counters it already keeps are the source, read when /metrics is
+// scraped, and a graph is folded into the totals once, when it ends. Folding
+// and snapshotting share one lock, so the totals never go backwards.
+var kindTotals = struct {
+	mu   sync.Mutex
+	done map[string]*KindTotals
+	live map[*Graph]struct{}
+}{done: map[string]*KindTotals{}, live: map[*Graph]struct{}{}}
+
+func (s *Stage) kind() string {
+	if s.Op != nil {
+		return s.Op.Kind()
+	}
+	return s.Src.Kind()
+}
+
+// trackGraph makes a running graph's counters visible in OperatorTotals.
+func trackGraph(g *Graph) {
+	kindTotals.mu.Lock()
+	kindTotals.live[g] = struct{}{}
+	kindTotals.mu.Unlock()
+}
+
+// untrackGraph folds a finished graph into the process-wide totals.
+func untrackGraph(g *Graph) {
+	kindTotals.mu.Lock()
+	defer kindTotals.mu.Unlock()
+	delete(kindTotals.live, g)
+	for _, s := range g.stages {
+		k := s.kind()
+		t := kindTotals.done[k]
+		if t == nil {
+			t = &KindTotals{}
+			kindTotals.done[k] = t
+		}
+		t.add(&s.Stats)
+	}
+}
+
+// OperatorTotals snapshots the process-wide per-kind counters: every
+// finished graph plus the running ones so far.
+func OperatorTotals() map[string]KindTotals {
+	kindTotals.mu.Lock()
+	defer kindTotals.mu.Unlock()
+	out := make(map[string]KindTotals, len(kindTotals.done))
+	for k, t := range kindTotals.done {
+		out[k] = *t
+	}
+	for g := range kindTotals.live {
+		for _, s := range g.stages {
+			t := out[s.kind()]
+			t.add(&s.Stats)
+			out[s.kind()] = t
+		}
+	}
+	return out
 }

@@ -116,9 +116,3 @@ func (s *jsonSink) finish(error) error {
 	}
 	return s.opts.out.Flush()
 }
-
-func (s *jsonSink) rows() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.n
-}

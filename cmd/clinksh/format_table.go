@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -174,11 +172,10 @@ func (s *tableSink) finish(execErr error) error {
 	if s.schema == nil {
 		return s.opts.out.Flush()
 	}
-	cancelled := errors.Is(execErr, context.Canceled)
 	if s.bounded {
 		// A failed query shows its error, not half a table; a cancelled
 		// one shows nothing either (the shell says it was cancelled).
-		if execErr != nil || cancelled {
+		if execErr != nil {
 			return s.opts.out.Flush()
 		}
 		s.gate.open()
@@ -228,12 +225,6 @@ func (s *tableSink) renderBounded() error {
 		return fmt.Errorf("table: %w", err)
 	}
 	return t.Render()
-}
-
-func (s *tableSink) rows() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.n
 }
 
 func rowsLabel(n int64) string {

@@ -104,9 +104,11 @@ func progressText(rows, rowsTotal, bytes, bytesTotal int64) string {
 	} else {
 		s += " rows"
 	}
-	s += ", " + humanBytes(bytes)
-	if bytesTotal > 0 {
-		s += " / " + humanBytes(bytesTotal)
+	if bytes > 0 || bytesTotal > 0 { // sources that count rows only say nothing of bytes
+		s += ", " + humanBytes(bytes)
+		if bytesTotal > 0 {
+			s += " / " + humanBytes(bytesTotal)
+		}
 	}
 	return s + " read"
 }

@@ -34,7 +34,7 @@ func TestProgressText(t *testing.T) {
 	}{
 		{1234, 10000, 1536, 10 << 20, "1,234 / 10,000 rows (12%), 1.5 KiB / 10.0 MiB read"},
 		{5, 0, 100, 0, "5 rows, 100 B read"},
-		{1234567, 1000000, 0, 0, "1,234,567 / 1,000,000 rows (100%), 0 B read"},
+		{1234567, 1000000, 0, 0, "1,234,567 / 1,000,000 rows (100%) read"},
 	} {
 		if got := progressText(tc.rows, tc.rowsTotal, tc.bytes, tc.bytesTotal); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
@@ -51,7 +51,7 @@ func TestProgressLineDrawsAndErases(t *testing.T) {
 	// tick itself.
 	l := startProgress(&w, p, time.Hour, time.Hour)
 	l.tick()
-	if got, want := w.String(), "\r50 / 100 rows (50%), 0 B read\x1b[K"; got != want {
+	if got, want := w.String(), "\r50 / 100 rows (50%) read\x1b[K"; got != want {
 		t.Fatalf("drawn %q, want %q", got, want)
 	}
 	l.halt()
@@ -92,7 +92,7 @@ func TestProgressErasedBeforeResult(t *testing.T) {
 	if err := s.Columns(allTypesSchema(), true); err != nil {
 		t.Fatal(err)
 	}
-	if got := errw.String(); got != "\r0 rows, 0 B read\x1b[K\r\x1b[K" {
+	if got := errw.String(); got != "\r0 rows read\x1b[K\r\x1b[K" {
 		t.Errorf("stderr %q: the line must be erased before the header", got)
 	}
 }

@@ -142,7 +142,7 @@ func TestREPLCancelRunningStatement(t *testing.T) {
 		t.Errorf("executed %q: the shell must go on after a cancel", got)
 	}
 	out, errs := ts.stdout.String(), ts.stderr.String()
-	if !strings.Contains(errs, "Query cancelled after") {
+	if !strings.Contains(errs, "Query cancelled.") {
 		t.Errorf("stderr: %q", errs)
 	}
 	if strings.Contains(errs, "ERROR") {

@@ -128,9 +128,6 @@ func scriptCommands(script string) (string, []scriptCommand) {
 	return string(b), cmds
 }
 
-// errCancelled marks a statement stopped by Ctrl-C.
-var errCancelled = errors.New("query cancelled")
-
 // runPiece runs one statement of script and reports its outcome. The
 // returned error has already been reported.
 func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScript bool) error {
@@ -151,7 +148,7 @@ func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScr
 		}()
 	}
 	start := time.Now()
-	oc, n, err := sh.execute(stmtCtx, p.Text)
+	oc, err := sh.execute(stmtCtx, p.Text)
 	elapsed := oc.Elapsed
 	if elapsed == 0 {
 		elapsed = time.Since(start)
@@ -182,7 +179,7 @@ func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScr
 		fmt.Fprintln(sh.info(), oc.Message)
 	}
 	if wasInterrupted {
-		sh.reportErr(fmt.Sprintf("Query cancelled after %s rows.\n", groupDigits(n)))
+		sh.reportErr("Query cancelled.\n")
 	}
 	if sh.timing {
 		sh.out.Flush()
@@ -194,7 +191,7 @@ func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScr
 // execute runs one statement through a fresh sink. A panic anywhere in it
 // (engine, sink, formatter) becomes an internalError: it must never take the
 // shell down.
-func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, n int64, err error) {
+func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, err error) {
 	prog := &exec.Progress{}
 	var pl *progressLine
 	opts := sinkOptions{out: sh.out, mem: sh.mem}
@@ -212,10 +209,8 @@ func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, n
 		if ferr := finishSink(snk, err); err == nil {
 			err = ferr
 		}
-		n = snk.rows()
 	}()
-	oc, err = sh.sess.Execute(ctx, stmt, snk, engine.ExecOptions{Progress: prog})
-	return oc, 0, err
+	return sh.sess.Execute(ctx, stmt, snk, engine.ExecOptions{Progress: prog})
 }
 
 func finishSink(s sink, execErr error) (err error) {

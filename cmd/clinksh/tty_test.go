@@ -74,7 +74,7 @@ func TestInteractiveTerminal(t *testing.T) {
 	send("SELECT auction FROM bid;")
 	waitFor("|                 1", 3) // rows are arriving
 	run("send-keys", "C-c")
-	waitFor("Query cancelled after", 1)
+	waitFor("Query cancelled.", 1)
 	waitFor(strings.TrimSpace(prompt), 3)
 
 	// Ctrl-C at the prompt drops the half-typed statement.

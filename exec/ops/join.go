@@ -42,6 +42,8 @@ type HashJoin struct {
 	columnarOut bool
 	damper      *exec.Damper
 	err         error
+	// Emission counts for EXPLAIN ANALYZE (Report).
+	emitsColumnar, emitsHeldBack int64
 
 	chunks  []buildChunk
 	build   *buildSide
@@ -98,6 +100,19 @@ func (j *HashJoin) SetColumnarOutput(on bool) { j.columnarOut = on }
 
 // Damper is the born-columnar output damper, for EXPLAIN ANALYZE.
 func (j *HashJoin) Damper() *exec.Damper { return j.damper }
+
+// Report implements exec.Reporter: born-columnar emissions against those
+// the damper held back, the damper's state and the build side's size.
+func (j *HashJoin) Report() exec.OperatorReport {
+	st := j.damper.State()
+	r := exec.OperatorReport{ColumnarEmits: j.emitsColumnar, HeldBackEmits: j.emitsHeldBack, Damper: &st}
+	if j.build != nil {
+		r.Counters = append(r.Counters,
+			exec.NamedCount{Name: "build rows", Value: int64(j.build.n)},
+			exec.NamedCount{Name: "build keys", Value: int64(j.build.keys.len())})
+	}
+	return r
+}
 
 // Process is the row path.
 func (j *HashJoin) Process(ctx context.Context, input int, b *exec.Batch, out exec.Emitter) error {
@@ -337,7 +352,11 @@ func (j *HashJoin) probeColumnar(ctx context.Context, b *exec.Batch, out exec.Em
 			return err
 		}
 		j.damper.Observe(len(lidx))
+		j.emitsColumnar++
 		return emitRecord(ctx, out, res)
+	}
+	if j.columnarOut {
+		j.emitsHeldBack++ // the damper held this emission back to rows
 	}
 	build := j.build.rowForm()
 	nLeft, nRight := int(rec.NumCols()), j.build.schema.NumFields()

@@ -1,0 +1,272 @@
+package jsonfmt
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The scanner walks one JSON document in place. Every function returns the
+// position after what it read, or -1 when the text is not something it can
+// decide: malformed JSON, or valid JSON it cannot reproduce exactly (a lone
+// surrogate escape, invalid UTF-8 that encoding/json would replace). A -1
+// never decides a record's fate by itself: the decoder then asks the row
+// decode, which is the authority.
+
+// maxDepth bounds nesting in skipped values; deeper documents go to the row
+// decode.
+const maxDepth = 256
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanString reads the string starting at b[i] == '"'. It returns the end of
+// its raw content (exclusive; content starts at i+1), the position after
+// the closing quote, and whether the content has escapes.
+func scanString(b []byte, i int) (end, next int, escaped bool) {
+	i++
+	for i < len(b) {
+		c := b[i]
+		if c == '"' {
+			return i, i + 1, escaped
+		}
+		if c == '\\' {
+			escaped = true
+			if i+1 >= len(b) {
+				return -1, -1, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return -1, -1, false
+				}
+				i += 6
+			default:
+				return -1, -1, false
+			}
+			continue
+		}
+		if c < 0x20 {
+			return -1, -1, false
+		}
+		i++
+	}
+	return -1, -1, false
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func hexVal(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c-'a') + 10
+	}
+	return rune(c-'A') + 10
+}
+
+// unescape appends the decoded content of a scanned string to dst. ok is
+// false for a lone surrogate, which encoding/json replaces with U+FFFD.
+func unescape(dst, raw []byte) ([]byte, bool) {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		switch raw[i+1] {
+		case '"', '\\', '/':
+			dst = append(dst, raw[i+1])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := hexVal(raw[i+2])<<12 | hexVal(raw[i+3])<<8 | hexVal(raw[i+4])<<4 | hexVal(raw[i+5])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+					return dst, false
+				}
+				r2 := hexVal(raw[i+2])<<12 | hexVal(raw[i+3])<<8 | hexVal(raw[i+4])<<4 | hexVal(raw[i+5])
+				r = utf16.DecodeRune(r, r2)
+				if r == utf8.RuneError {
+					return dst, false
+				}
+				i += 6
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		}
+		i += 2
+	}
+	return dst, true
+}
+
+// validUTF8 reports whether s is valid UTF-8, fast on ASCII.
+func validUTF8(s []byte) bool {
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return utf8.Valid(s)
+		}
+	}
+	return true
+}
+
+// scanNumber reads a JSON number at b[i]. isInt: no fraction or exponent.
+func scanNumber(b []byte, i int) (next int, isInt bool) {
+	start := i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return -1, false
+	}
+	if b[i] == '0' {
+		i++
+	} else if b[i] >= '1' && b[i] <= '9' {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	} else {
+		return -1, false
+	}
+	isInt = true
+	if i < len(b) && b[i] == '.' {
+		isInt = false
+		i++
+		d := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return -1, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return -1, false
+		}
+	}
+	if i == start {
+		return -1, false
+	}
+	return i, isInt
+}
+
+func literal(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// skipValue validates and skips one value at b[i] (whitespace skipped).
+func skipValue(b []byte, i, depth int) int {
+	i = skipWS(b, i)
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		_, next, _ := scanString(b, i)
+		return next
+	case c == '{':
+		if depth >= maxDepth {
+			return -1
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			_, i, _ = scanString(b, i)
+			if i < 0 {
+				return -1
+			}
+			i = skipWS(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			if i = skipValue(b, i+1, depth+1); i < 0 {
+				return -1
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == '}' {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipWS(b, i+1)
+		}
+	case c == '[':
+		if depth >= maxDepth {
+			return -1
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = skipValue(b, i, depth+1); i < 0 {
+				return -1
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == ']' {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i++
+		}
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	default:
+		next, _ := scanNumber(b, i)
+		return next
+	}
+}
