@@ -19,7 +19,10 @@ type Graph struct {
 	opts    Options
 }
 
-// Stage is one node: a source or an operator, with its counters.
+// Stage is one node: a source or an operator, with its counters. An
+// operator's inputs are ports; a port may be fed by several producers (the
+// parallel instances of an upstream stage): it ends when all of them have
+// ended, and its watermark is the minimum over them.
 type Stage struct {
 	ID    int
 	Name  string
@@ -28,21 +31,26 @@ type Stage struct {
 	Stats StageStats
 
 	graph    *Graph
-	inputs   int
 	outs     []edge
 	columnar bool
 
 	mu     sync.Mutex
-	wms    []int64
+	ports  []port
 	wm     int64
-	ended  []bool
-	nEnded int
+	nEnded int  // ports that ended
 	done   bool // finished or stopped: further input is refused with ErrStop
 }
 
+type port struct {
+	wms   []int64 // per producer
+	ended []bool  // per producer
+	left  int     // producers still running
+}
+
 type edge struct {
-	to    *Stage
-	input int
+	to   *Stage
+	port int
+	slot int // the producer's index within the port
 }
 
 // NewGraph returns an empty graph running under opts.
@@ -59,22 +67,36 @@ func (g *Graph) AddSource(name string, src Source) *Stage {
 	return s
 }
 
-// AddOperator adds an operator stage whose input i is fed by inputs[i].
+// AddOperator adds an operator stage whose port i is fed by inputs[i].
 func (g *Graph) AddOperator(name string, op Operator, inputs ...*Stage) *Stage {
-	s := &Stage{ID: len(g.stages), Name: name, Op: op, graph: g, inputs: len(inputs),
-		columnar: !g.opts.DisableColumnar}
-	s.wms = make([]int64, len(inputs))
-	for i := range s.wms {
-		s.wms[i] = MinWatermark
-	}
-	s.wm = MinWatermark
-	s.ended = make([]bool, len(inputs))
+	s := g.AddOperatorPorts(name, op, len(inputs))
 	for i, in := range inputs {
-		in.outs = append(in.outs, edge{to: s, input: i})
+		g.Connect(in, s, i)
 	}
+	return s
+}
+
+// AddOperatorPorts adds an operator stage with ports inputs, to be fed with
+// Connect.
+func (g *Graph) AddOperatorPorts(name string, op Operator, ports int) *Stage {
+	s := &Stage{ID: len(g.stages), Name: name, Op: op, graph: g, columnar: !g.opts.DisableColumnar,
+		wm: MinWatermark, ports: make([]port, ports)}
 	g.stages = append(g.stages, s)
 	return s
 }
+
+// Connect adds from as one more producer of to's port. Call it for every
+// producer before Run; a port with no producer ends as soon as Run starts.
+func (g *Graph) Connect(from, to *Stage, p int) {
+	pt := &to.ports[p]
+	from.outs = append(from.outs, edge{to: to, port: p, slot: len(pt.wms)})
+	pt.wms = append(pt.wms, MinWatermark)
+	pt.ended = append(pt.ended, false)
+	pt.left++
+}
+
+// Outputs is the number of consumers of s (the targets of a routed emit).
+func (s *Stage) Outputs() int { return len(s.outs) }
 
 // errGraphDone cancels the sources still running once every terminal stage
 // has finished (a LIMIT was reached on an unbounded input).
@@ -95,6 +117,15 @@ func (g *Graph) Run(ctx context.Context) (err error) {
 		}
 	}()
 
+	for _, s := range g.stages {
+		for p := range s.ports {
+			if len(s.ports[p].wms) == 0 {
+				if err := s.endPort(ctx, p); err != nil && !errors.Is(err, ErrStop) {
+					return err
+				}
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(g.sources))
 	for _, src := range g.sources {
@@ -169,7 +200,7 @@ func (g *Graph) runSource(ctx context.Context, s *Stage) (err error) {
 func (s *Stage) finishOutputs(ctx context.Context) error {
 	var first error
 	for _, e := range s.outs {
-		if err := e.to.finish(ctx, e.input); err != nil && !errors.Is(err, ErrStop) && first == nil {
+		if err := e.to.finish(ctx, e.port, e.slot); err != nil && !errors.Is(err, ErrStop) && first == nil {
 			first = err
 		}
 	}
@@ -224,31 +255,37 @@ func (s *Stage) afterCall(ctx context.Context, err error) error {
 	return err
 }
 
-func (s *Stage) watermark(ctx context.Context, input int, wm int64) error {
+func (s *Stage) watermark(ctx context.Context, p, slot int, wm int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
 		return ErrStop
 	}
 	s.Stats.WatermarksIn.Add(1)
-	if wm <= s.wms[input] {
+	pt := &s.ports[p]
+	if wm <= pt.wms[slot] {
 		return nil
 	}
-	s.wms[input] = wm
+	pt.wms[slot] = wm
 	return s.advance(ctx)
 }
 
-// advance recomputes the combined watermark (minimum over live inputs; an
-// ended input no longer holds it back) and hands an advance to the operator.
+// advance recomputes the combined watermark (the minimum over the live
+// producers of the live ports; what ended no longer holds it back) and
+// hands an advance to the operator.
 func (s *Stage) advance(ctx context.Context) error {
+	if s.nEnded == len(s.ports) {
+		return nil // every input ended: Finish flushes the rest
+	}
 	min := MaxWatermark
-	for i, w := range s.wms {
-		if !s.ended[i] && w < min {
-			min = w
+	for _, pt := range s.ports {
+		for i, w := range pt.wms {
+			if !pt.ended[i] && w < min {
+				min = w
+			}
 		}
 	}
-	if min <= s.wm || s.nEnded == len(s.wms) {
-		// Nothing advanced, or every input ended: Finish flushes the rest.
+	if min <= s.wm {
 		return nil
 	}
 	s.wm = min
@@ -260,23 +297,44 @@ func (s *Stage) advance(ctx context.Context) error {
 	return s.afterCall(ctx, err)
 }
 
-func (s *Stage) finish(ctx context.Context, input int) error {
+// finish records that one producer of port p ended.
+func (s *Stage) finish(ctx context.Context, p, slot int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done || s.ended[input] {
+	pt := &s.ports[p]
+	if s.done || pt.ended[slot] {
 		return nil
 	}
-	s.ended[input] = true
+	pt.ended[slot] = true
+	pt.left--
+	if pt.left > 0 {
+		// The ended producer no longer holds the port's watermark back.
+		return s.afterCall(ctx, s.advance(ctx))
+	}
+	return s.endPortLocked(ctx, p)
+}
+
+func (s *Stage) endPort(ctx context.Context, p int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.endPortLocked(ctx, p)
+}
+
+// endPortLocked ends port p: the operator's Finish for it, and the end of
+// the stage once every port ended.
+func (s *Stage) endPortLocked(ctx context.Context, p int) error {
+	if s.done {
+		return nil
+	}
 	s.nEnded++
 	out := &stageEmitter{s: s}
 	start := time.Now()
-	err := s.Op.Finish(ctx, input, out)
+	err := s.Op.Finish(ctx, p, out)
 	s.Stats.Nanos.Add(int64(time.Since(start)) - out.downstream)
 	if err != nil {
 		return s.afterCall(ctx, err)
 	}
-	if s.nEnded < s.inputs {
-		// The ended input no longer holds the watermark back.
+	if s.nEnded < len(s.ports) {
 		return s.afterCall(ctx, s.advance(ctx))
 	}
 	s.done = true
@@ -306,7 +364,7 @@ func (e *stageEmitter) Emit(ctx context.Context, b *Batch) error {
 	defer func() { e.downstream += int64(time.Since(start)) }()
 	stopped := 0
 	for _, o := range e.s.outs {
-		err := o.to.push(ctx, o.input, b)
+		err := o.to.push(ctx, o.port, b)
 		if errors.Is(err, ErrStop) {
 			stopped++
 			continue
@@ -326,7 +384,7 @@ func (e *stageEmitter) EmitWatermark(ctx context.Context, wm int64) error {
 	defer func() { e.downstream += int64(time.Since(start)) }()
 	stopped := 0
 	for _, o := range e.s.outs {
-		err := o.to.watermark(ctx, o.input, wm)
+		err := o.to.watermark(ctx, o.port, o.slot, wm)
 		if errors.Is(err, ErrStop) {
 			stopped++
 			continue
@@ -339,4 +397,30 @@ func (e *stageEmitter) EmitWatermark(ctx context.Context, wm int64) error {
 		return ErrStop
 	}
 	return nil
+}
+
+// RoutedEmitter is implemented by the runner's emitter: an exchange sends
+// each sub-batch to one consumer (target i is the i-th stage connected
+// after it) instead of to all.
+type RoutedEmitter interface {
+	Emitter
+	Targets() int
+	EmitTo(ctx context.Context, target int, b *Batch) error
+}
+
+func (e *stageEmitter) Targets() int { return len(e.s.outs) }
+
+func (e *stageEmitter) EmitTo(ctx context.Context, target int, b *Batch) error {
+	st := &e.s.Stats
+	st.BatchesOut.Add(1)
+	st.RowsOut.Add(int64(b.Len()))
+	if b.IsColumnar() {
+		st.BatchesOutColumnar.Add(1)
+	} else {
+		st.BatchesOutRows.Add(1)
+	}
+	start := time.Now()
+	defer func() { e.downstream += int64(time.Since(start)) }()
+	o := e.s.outs[target]
+	return o.to.push(ctx, o.port, b)
 }
