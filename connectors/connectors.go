@@ -39,6 +39,18 @@ type ScanSpec struct {
 	BatchSize int
 	// Progress, when set, is advanced by the source as it reads.
 	Progress *exec.Progress
+	// Split and Splits ask for part Split (0-based) of Splits disjoint
+	// parts of the table, so parallel instances read it together. The
+	// planner sets Splits > 1 only for a SplitTable.
+	Split, Splits int
+}
+
+// SplitTable is a Table whose scans split into disjoint parts that run in
+// parallel: Parquet row groups, Kafka partitions, generator events.
+type SplitTable interface {
+	Table
+	// MaxSplits is how many parts the table can be read in (0: any number).
+	MaxSplits() int
 }
 
 // ColumnFilter is one pushable conjunct: Column Op Value, where Column is an

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/explain"
 )
 
 // ResultWriter receives a query's rows. It is declared here, by its
@@ -35,6 +36,8 @@ type Outcome struct {
 	Message string
 	// Text is preformatted output shown as is (EXPLAIN).
 	Text string
+	// Explain is the EXPLAIN document Text was rendered from (nil otherwise).
+	Explain *explain.Document
 	// Rows is the number of result rows delivered.
 	Rows int64
 	// Elapsed is the statement's wall time.

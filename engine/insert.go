@@ -44,9 +44,9 @@ func (s *Session) insert(ctx context.Context, x *sql.Insert, opts ExecOptions) (
 	if err != nil {
 		return Outcome{}, fmt.Errorf("table '%s': %w", x.Table, err)
 	}
-	o, env := s.execOptions()
-	p, err := plan.Build(n, sink, plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: opts.Progress,
-		SinkName: fmt.Sprintf("Sink %s '%s'", e.Connector, e.Name)})
+	bo := s.buildOptions(opts.Progress)
+	bo.SinkName = fmt.Sprintf("Sink %s '%s'", e.Connector, e.Name)
+	p, err := plan.Build(n, sink, bo)
 	if err != nil {
 		return Outcome{}, err
 	}

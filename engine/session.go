@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,8 +181,23 @@ func (s *Session) prepare(q *sql.Query, sink exec.Operator, progress *exec.Progr
 	if err != nil {
 		return nil, err
 	}
+	return plan.Build(n, sink, s.buildOptions(progress))
+}
+
+// buildOptions are the physical planning options of the session's settings.
+func (s *Session) buildOptions(progress *exec.Progress) plan.BuildOptions {
 	o, env := s.execOptions()
-	return plan.Build(n, sink, plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress})
+	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism()}
+}
+
+// parallelism is SET 'parallelism' = 'N', by default the number of cores.
+func (s *Session) parallelism() int {
+	if v, ok := s.sets["parallelism"]; ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n
+		}
+	}
+	return runtime.NumCPU()
 }
 
 func (s *Session) runQuery(ctx context.Context, q *sql.Query, w ResultWriter, opts ExecOptions) (Outcome, error) {
@@ -277,7 +294,7 @@ func (s *Session) Settings() map[string]string {
 }
 
 var knownSettings = map[string]string{
-	"parallelism":                      "degree of parallelism (issue: parallel execution)",
+	"parallelism":                      "parallel subtasks per query (default: the number of cores)",
 	"columnar":                         "on|off: columnar operator paths (CLINK_DISABLE_COLUMNAR)",
 	"columnar.output":                  "on|off: born-columnar operator output (CLINK_DISABLE_COLUMNAR_OUTPUT)",
 	"sql-client.execution.result-mode": "table|changelog|tableau",
@@ -304,6 +321,11 @@ func (s *Session) set(x *sql.Set, w ResultWriter) (Outcome, error) {
 		}
 		sort.Strings(names)
 		return Outcome{}, fmt.Errorf("unknown setting '%s' (known: %s)", x.Key, strings.Join(names, ", "))
+	}
+	if k == "parallelism" {
+		if n, err := strconv.Atoi(x.Value); err != nil || n < 1 || n > 256 {
+			return Outcome{}, fmt.Errorf("SET 'parallelism' = '%s': want a whole number from 1 to 256", x.Value)
+		}
 	}
 	s.sets[k] = x.Value
 	return Outcome{Message: fmt.Sprintf("SET '%s' = '%s'", k, x.Value)}, nil

@@ -7,12 +7,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
-	"github.com/clink-sql/clink/exec/ops"
-	"github.com/clink-sql/clink/explain"
 	"github.com/clink-sql/clink/plan"
 	"github.com/clink-sql/clink/sql"
 )
@@ -99,52 +96,6 @@ func (s *Session) describe(name string, w ResultWriter) (Outcome, error) {
 		}
 	}
 	return Outcome{}, fmt.Errorf("table or view '%s' not found", name)
-}
-
-func (s *Session) explain(ctx context.Context, x *sql.Explain, w ResultWriter, opts ExecOptions) (Outcome, error) {
-	q, ok := x.Stmt.(*sql.Query)
-	if !ok {
-		return Outcome{}, fmt.Errorf("EXPLAIN supports queries only")
-	}
-	if f := strings.ToUpper(x.Options["FORMAT"]); f != "" && f != "TEXT" {
-		return Outcome{}, fmt.Errorf("EXPLAIN FORMAT %s is not supported yet", f)
-	}
-	var rows int64
-	sink := ops.NewCollect(func(ctx context.Context, b *exec.Batch) error {
-		rows += int64(b.Len())
-		return nil
-	})
-	p, err := s.prepare(q, sink, opts.Progress)
-	if err != nil {
-		return Outcome{}, err
-	}
-	if !x.Analyze {
-		return Outcome{Text: explain.Text(p, nil)}, nil
-	}
-	runCtx := ctx
-	if d := x.Options["DURATION"]; d != "" {
-		dur, err := time.ParseDuration(strings.ToLower(strings.ReplaceAll(d, " ", "")))
-		if err != nil {
-			return Outcome{}, fmt.Errorf("EXPLAIN ANALYZE (DURATION '%s'): %v", d, err)
-		}
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, dur)
-		defer cancel()
-	}
-	r := &explain.Report{MatBefore: exec.Global.BatchesMaterialized.Load()}
-	start := time.Now()
-	err = p.Graph.Run(runCtx)
-	r.Elapsed = time.Since(start)
-	r.MatAfter = exec.Global.BatchesMaterialized.Load()
-	r.Rows = rows
-	if err != nil {
-		// A run stopped by the user or its DURATION still reports what ran.
-		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			return Outcome{}, err
-		}
-		r.Cancelled = true
-	}
-	return Outcome{Text: explain.Text(p, r)}, nil
 }
 
 var quoted = regexp.MustCompile(`'([^']+)'`)

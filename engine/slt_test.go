@@ -178,18 +178,24 @@ func TestSQLLogic(t *testing.T) {
 			if mode.env != "" {
 				t.Setenv(mode.env, "1")
 			}
-			for _, f := range files {
-				t.Run(filepath.Base(f), func(t *testing.T) { runSLT(t, f, data, mode) })
+			// Results must not depend on the parallelism either.
+			for _, par := range []int{1, 2, 4} {
+				for _, f := range files {
+					t.Run(fmt.Sprintf("p%d/%s", par, filepath.Base(f)), func(t *testing.T) { runSLT(t, f, data, mode, par) })
+				}
 			}
 		})
 	}
 }
 
-func runSLT(t *testing.T, path, data string, mode sltMode) {
+func runSLT(t *testing.T, path, data string, mode sltMode, parallelism int) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
 	defer s.Close()
+	if _, err := s.Execute(context.Background(), fmt.Sprintf("SET 'parallelism' = '%d'", parallelism), nil, ExecOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range parseSLT(t, path, data) {
 		where := fmt.Sprintf("%s:%d", filepath.Base(path), r.line)
 		w := &collectWriter{}

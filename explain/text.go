@@ -1,7 +1,3 @@
-// Package explain renders a physical plan, its gate decisions and, after a
-// run, its runtime counters. It computes nothing itself: everything it shows
-// was recorded by the planner (plan.Stage, plan.Gate) or counted by the
-// executor (exec.StageStats).
 package explain
 
 import (
@@ -12,82 +8,116 @@ import (
 	"github.com/clink-sql/clink/plan"
 )
 
-// Report is what EXPLAIN ANALYZE adds to a plan.
-type Report struct {
-	Elapsed time.Duration
-	// Process-wide materialisation totals before and after the run.
-	MatBefore, MatAfter int64
-	Rows                int64
-	Cancelled           bool
-}
-
-// Text renders p as a tree, root (the result sink) first. With r set it
-// adds each stage's counters.
-func Text(p *plan.Physical, r *Report) string {
+// Text renders doc as a tree, root (the result sink) first, stages numbered
+// by ID. verbose adds the detail EXPLAIN (VERBOSE) asks for: operator
+// kinds, columnar-path counts, watermarks, operators' own counters, filters
+// a source was offered but does not use.
+func Text(doc *Document, verbose bool) string {
+	byID := make(map[int]*Stage, len(doc.Stages))
+	for i := range doc.Stages {
+		byID[doc.Stages[i].ID] = &doc.Stages[i]
+	}
 	var sb strings.Builder
-	var walk func(s *plan.Stage, prefix, childPrefix string)
-	walk = func(s *plan.Stage, prefix, childPrefix string) {
-		sb.WriteString(prefix)
-		sb.WriteString(headline(s))
-		sb.WriteByte('\n')
-		pad := childPrefix
-		if len(s.Children) > 0 {
-			pad += "│  "
-		} else {
-			pad += "   "
+	if sw := doc.Switches; sw.DisableColumnar != "" || sw.DisableColumnarOutput != "" {
+		var on []string
+		for _, s := range []string{sw.DisableColumnar, sw.DisableColumnarOutput} {
+			if s != "" {
+				on = append(on, strings.TrimPrefix(s, "disabled: "))
+			}
 		}
-		for _, l := range details(s, r != nil) {
+		fmt.Fprintf(&sb, "A/B switches: %s\n", strings.Join(on, ", "))
+	}
+	seen := map[int]bool{}
+	var walk func(id int, prefix, childPrefix string)
+	walk = func(id int, prefix, childPrefix string) {
+		s := byID[id]
+		if s == nil {
+			return
+		}
+		sb.WriteString(prefix)
+		sb.WriteString(headline(s, verbose))
+		sb.WriteByte('\n')
+		if seen[id] {
+			return // a shared input is printed once
+		}
+		seen[id] = true
+		pad := childPrefix + "   "
+		if len(s.Inputs) > 0 {
+			pad = childPrefix + "│  "
+		}
+		for _, l := range details(s, id == doc.Root, verbose) {
 			sb.WriteString(pad)
 			sb.WriteString(l)
 			sb.WriteByte('\n')
 		}
-		for i, c := range s.Children {
-			if i == len(s.Children)-1 {
+		for i, c := range s.Inputs {
+			if i == len(s.Inputs)-1 {
 				walk(c, childPrefix+"└─ ", childPrefix+"   ")
 			} else {
 				walk(c, childPrefix+"├─ ", childPrefix+"│  ")
 			}
 		}
 	}
-	walk(p.Root, "", "")
-	if r != nil {
-		var mat int64
-		for _, s := range p.Stages {
-			mat += s.Exec.Stats.BatchesMaterialized.Load()
-		}
-		state := "finished"
-		if r.Cancelled {
-			state = "cancelled"
-		}
-		fmt.Fprintf(&sb, "Totals: %s rows out in %s (%s); batches materialised by this query: %d; process-wide clink_batch_materializations_total: %d\n",
-			Human(r.Rows), Duration(r.Elapsed), state, mat, r.MatAfter)
+	walk(doc.Root, "", "")
+	if t := doc.Totals; t != nil {
+		fmt.Fprintf(&sb, "Totals: %s rows in %s (%s); materialised by this query: %s; process-wide clink_batch_materializations_total: %d\n",
+			Human(t.Rows), Duration(time.Duration(t.ElapsedNanos)), endText(t.End),
+			batchesRows(t.BatchesMaterialized, t.RowsMaterialized), t.ProcessBatchesMaterialized)
 	}
 	return sb.String()
 }
 
-func headline(s *plan.Stage) string {
-	h := fmt.Sprintf("[%d] %s", s.ID, s.Op)
-	if s.Detail != "" {
-		h += " " + s.Detail
+func endText(end string) string {
+	switch end {
+	case EndLimit:
+		return "stopped at LIMIT"
+	case EndCancelled:
+		return "cancelled; counts cover what ran"
+	case EndDuration:
+		return "stopped at DURATION; counts cover what ran"
+	}
+	return end
+}
+
+func headline(s *Stage, verbose bool) string {
+	h := fmt.Sprintf("[%d] %s", s.ID, s.Operator)
+	if s.Args != "" {
+		h += " " + s.Args
+	}
+	if s.Parallelism > 1 {
+		h += fmt.Sprintf("  ×%d", s.Parallelism)
+	}
+	if verbose && s.Kind != "" {
+		h += "  {" + s.Kind + "}"
 	}
 	return h
 }
 
-func details(s *plan.Stage, analyze bool) []string {
+func details(s *Stage, root, verbose bool) []string {
 	var out []string
-	in := "rows"
-	if s.Caps.IngestsColumnar {
-		in = "columnar"
+	var line string
+	if !s.Source {
+		line = "ingests: " + s.Ingests
+		if s.IngestsReason != "" {
+			line += " (" + s.IngestsReason + ")"
+		}
 	}
-	line := ""
-	if s.Source == nil {
-		line = "ingests: " + in + "; "
+	if !root {
+		// The root hands results to the client; it emits nothing.
+		if line != "" {
+			line += "; "
+		}
+		line += "emits: " + s.Emits
 	}
-	line += "emits: " + string(s.Output)
-	if g := s.Gate; g != nil && g.Reason != plan.ReasonSourceColumnar {
-		if g.Columnar {
+	if g := s.Gate; g != nil {
+		switch {
+		case g.Reason == plan.ReasonSourceColumnar:
+			if verbose {
+				line += " (" + g.Reason + ")"
+			}
+		case g.Columnar:
 			line += " (" + g.Reason + ")"
-		} else {
+		default:
 			line += "; output held back to rows: " + g.Reason
 			if g.Cause != "" {
 				line += " (" + g.Cause + ")"
@@ -95,25 +125,112 @@ func details(s *plan.Stage, analyze bool) []string {
 		}
 	}
 	out = append(out, line)
-	if len(s.Columns) > 0 {
-		out = append(out, "columns read: "+strings.Join(s.Columns, ", "))
-	}
-	if len(s.Filters) > 0 {
-		out = append(out, "row-group skipping on: "+strings.Join(s.Filters, " AND "))
-	}
-	if analyze {
-		st := &s.Exec.Stats
-		if s.Source == nil {
-			out = append(out, fmt.Sprintf("in: %s rows, %s batches (%s columnar, %s rows; %s taken by the columnar path)",
-				Human(st.RowsIn.Load()), Human(st.BatchesIn.Load()), Human(st.BatchesInColumnar.Load()),
-				Human(st.BatchesInRows.Load()), Human(st.BatchesColumnarPath.Load())))
+	if sc := s.Scan; sc != nil {
+		if len(sc.Columns) > 0 {
+			out = append(out, "columns read: "+strings.Join(sc.Columns, ", "))
 		}
-		out = append(out, fmt.Sprintf("out: %s rows, %s batches (%s columnar, %s rows)",
-			Human(st.RowsOut.Load()), Human(st.BatchesOut.Load()), Human(st.BatchesOutColumnar.Load()), Human(st.BatchesOutRows.Load())))
-		out = append(out, fmt.Sprintf("materialised: %s batches, %s rows; time: %s",
-			Human(st.BatchesMaterialized.Load()), Human(st.RowsMaterialized.Load()), Duration(st.Elapsed())))
+		if sc.RowGroupsTotal != nil && (len(sc.SkipFilters) > 0 || verbose) {
+			l := fmt.Sprintf("row groups: %d of %d skipped", *sc.RowGroupsSkipped, *sc.RowGroupsTotal)
+			if len(sc.SkipFilters) > 0 {
+				l += " using " + strings.Join(sc.SkipFilters, " AND ")
+			}
+			out = append(out, l)
+		}
+		if verbose && len(sc.IgnoredFilters) > 0 {
+			out = append(out, "filters offered, not used by this source: "+strings.Join(sc.IgnoredFilters, " AND "))
+		}
+	}
+	if rt := s.Runtime; rt != nil {
+		out = append(out, runtimeLines(s, rt, root, verbose)...)
 	}
 	return out
+}
+
+func runtimeLines(s *Stage, rt *Runtime, root, verbose bool) []string {
+	var out []string
+	flow := ""
+	if !s.Source {
+		flow = "in: " + flowText(rt.RowsIn, rt.BatchesIn, rt.BatchesInColumnar, rt.BatchesInRows)
+		if verbose {
+			flow += fmt.Sprintf(" [%s by the columnar path]", Human(rt.BatchesColumnarPath))
+		}
+	}
+	if !root {
+		if flow != "" {
+			flow += "   "
+		}
+		flow += "out: " + flowText(rt.RowsOut, rt.BatchesOut, rt.BatchesOutColumnar, rt.BatchesOutRows)
+	}
+	out = append(out, flow)
+	mat := "materialised: " + batchesRows(rt.BatchesMaterialized, rt.RowsMaterialized)
+	out = append(out, mat+"   time: "+Duration(time.Duration(rt.ElapsedNanos)))
+	if (s.Gate != nil && s.Gate.Columnar && !s.Source) || rt.HeldBackEmits > 0 || rt.Damper != nil {
+		l := fmt.Sprintf("born-columnar emits: %s, held back to rows: %s", Human(rt.ColumnarEmits), Human(rt.HeldBackEmits))
+		if d := rt.Damper; d != nil {
+			if d.BackedOffSubtasks > 0 {
+				l += "; damper: backed off"
+				if d.Subtasks > 1 {
+					l += fmt.Sprintf(" in %d of %d subtasks", d.BackedOffSubtasks, d.Subtasks)
+				}
+				l += fmt.Sprintf(" (%d emissions under %d rows in a row; re-probes every %d)", d.SmallRun, d.MinRows, d.Probe)
+			} else {
+				l += "; damper: open"
+				if verbose {
+					l += fmt.Sprintf(" (%d of %d small emissions; min %d rows)", d.SmallRun, d.Threshold, d.MinRows)
+				}
+			}
+		}
+		out = append(out, l)
+	}
+	if rt.DecodeFallbacks > 0 || rt.SkippedRecords > 0 {
+		out = append(out, fmt.Sprintf("decode fallbacks: %s; skipped bad records: %s", Human(rt.DecodeFallbacks), Human(rt.SkippedRecords)))
+	}
+	if verbose {
+		var parts []string
+		for _, c := range rt.Counters {
+			parts = append(parts, fmt.Sprintf("%s: %s", c.Name, Human(c.Value)))
+		}
+		if rt.WatermarksIn > 0 {
+			parts = append(parts, "watermarks in: "+Human(rt.WatermarksIn))
+		}
+		if !rt.Finished {
+			parts = append(parts, "did not finish")
+		}
+		if len(parts) > 0 {
+			out = append(out, strings.Join(parts, "; "))
+		}
+	}
+	return out
+}
+
+// flowText is "1.2M rows, 150 batches (columnar)", naming the mix only when
+// both representations occurred.
+func flowText(rows, batches, columnar, rowBatches int64) string {
+	t := fmt.Sprintf("%s rows, %s %s", Human(rows), Human(batches), plural(batches, "batch", "batches"))
+	switch {
+	case batches == 0:
+	case rowBatches == 0:
+		t += " (columnar)"
+	case columnar == 0:
+		t += " (rows)"
+	default:
+		t += fmt.Sprintf(" (%s columnar, %s rows)", Human(columnar), Human(rowBatches))
+	}
+	return t
+}
+
+func batchesRows(batches, rows int64) string {
+	if batches == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%s %s, %s rows", Human(batches), plural(batches, "batch", "batches"), Human(rows))
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Human prints a count in human units: 950, 12.3K, 1.2M.

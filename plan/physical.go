@@ -11,6 +11,7 @@ import (
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
+	"github.com/clink-sql/clink/exec/shuffle"
 )
 
 // Output says what a stage emits.
@@ -45,10 +46,15 @@ type Stage struct {
 	Op       string // SQL-terms operator name: "Filter", "HashAggregate", ...
 	Detail   string // arguments in SQL terms
 	Children []*Stage
-	Exec     *exec.Stage
-	Caps     exec.Capabilities
-	Output   Output
-	Gate     *Gate // set for operators that can emit born columnar
+	// Exec is the stage's first (often only) instance; Instances are all
+	// of them, one per parallel subtask.
+	Exec      *exec.Stage
+	Instances []*exec.Stage
+	Caps      exec.Capabilities
+	Output    Output
+	Gate      *Gate // set for operators that can emit born columnar
+	// Parallelism is the number of instances.
+	Parallelism int
 	// Scan pushdown, for sources.
 	Columns []string
 	Filters []string
@@ -63,6 +69,9 @@ type Physical struct {
 	Schema  *arrow.Schema
 	Bounded bool
 	Options exec.Options
+	// EnvSwitches are the switches of Options that came from the
+	// environment (the rest came from SET), so EXPLAIN names the right one.
+	EnvSwitches exec.Options
 }
 
 // BuildOptions configure physical planning.
@@ -76,18 +85,26 @@ type BuildOptions struct {
 	// SinkName names the final stage in EXPLAIN ("ResultSink" by default;
 	// INSERT INTO names the table's sink, e.g. "Sink print 'out'").
 	SinkName string
+	// Parallelism is the number of parallel subtasks for scans, stateless
+	// and keyed stages (0 or 1: one). ORDER BY, LIMIT, global aggregates
+	// and the sink gather into one instance.
+	Parallelism int
 }
 
 type builder struct {
-	g      *exec.Graph
-	opts   BuildOptions
-	stages []*Stage
+	g       *exec.Graph
+	opts    BuildOptions
+	stages  []*Stage
+	schemas map[*Stage]*arrow.Schema
 }
 
 // Build plans root into a graph whose results go to sink (a Collect).
 func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) {
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
+	}
+	if opts.Parallelism < 1 {
+		opts.Parallelism = 1
 	}
 	b := &builder{g: exec.NewGraph(opts.Exec), opts: opts}
 	child, err := b.build(root)
@@ -98,26 +115,88 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	if name == "" {
 		name = "ResultSink"
 	}
-	st := b.g.AddOperator(name, sink, child.Exec)
-	top := b.add(&Stage{Op: name, Exec: st, Children: []*Stage{child}, Caps: sink.Capabilities()})
+	top := b.op(name, "", func() exec.Operator { return sink }, wireGather, nil, child)
 	top.Output = OutRows
 	b.gates(top)
-	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Options: opts.Exec}, nil
+	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
 }
 
 func (b *builder) add(s *Stage) *Stage {
+	s.Exec = s.Instances[0]
 	s.ID = s.Exec.ID
 	b.stages = append(b.stages, s)
 	return s
 }
 
-func (b *builder) op(name, detail string, op exec.Operator, children ...*Stage) *Stage {
-	ins := make([]*exec.Stage, len(children))
-	for i, c := range children {
-		ins[i] = c.Exec
+// wiring says how a stage's instances are fed by its children's.
+type wiring int
+
+const (
+	// wireParallel: one instance per instance of the (single) child.
+	wireParallel wiring = iota
+	// wireGather: one instance; port k is fed by every instance of child k.
+	wireGather
+	// wireKeyed: Parallelism instances; child k's rows are routed by
+	// keys[k] through an exchange per child instance (hash shuffle).
+	wireKeyed
+	// wireZip: instance i's port k is fed by instance i of child k (UNION
+	// ALL of inputs with the same parallelism).
+	wireZip
+)
+
+// op adds a stage of instances made by mk, wired to children.
+func (b *builder) op(name, detail string, mk func() exec.Operator, w wiring, keys [][]int, children ...*Stage) *Stage {
+	p := b.opts.Parallelism
+	switch w {
+	case wireParallel:
+		p = len(children[0].Instances)
+	case wireGather:
+		p = 1
+	case wireKeyed:
+		if p == 1 {
+			w = wireGather
+		}
+	case wireZip:
+		p = len(children[0].Instances)
+		for _, c := range children {
+			if len(c.Instances) != p {
+				w, p = wireGather, 1
+			}
+		}
 	}
-	st := b.g.AddOperator(name, op, ins...)
-	s := b.add(&Stage{Op: name, Detail: detail, Exec: st, Children: children, Caps: op.Capabilities()})
+	s := &Stage{Op: name, Detail: detail, Children: children}
+	for i := 0; i < p; i++ {
+		op := mk()
+		if i == 0 {
+			s.Caps = op.Capabilities()
+		}
+		st := b.g.AddOperatorPorts(name, op, len(children))
+		s.Instances = append(s.Instances, st)
+	}
+	for k, c := range children {
+		switch w {
+		case wireParallel, wireZip:
+			for i, in := range c.Instances {
+				b.g.Connect(in, s.Instances[i], k)
+			}
+		case wireGather:
+			for _, in := range c.Instances {
+				b.g.Connect(in, s.Instances[0], k)
+			}
+		case wireKeyed:
+			ex := b.exchange(c, keys[k], p)
+			s.Children[k] = ex
+			for _, in := range ex.Instances {
+				for _, to := range s.Instances {
+					// Connect order is target order: exchange target t is
+					// instance t of this stage.
+					b.g.Connect(in, to, k)
+				}
+			}
+		}
+	}
+	b.add(s)
+	s.Parallelism = len(s.Instances)
 	switch {
 	case s.Caps.EmitsColumnar:
 		s.Output = OutRows // until the gate says otherwise
@@ -129,41 +208,113 @@ func (b *builder) op(name, detail string, op exec.Operator, children ...*Stage) 
 	return s
 }
 
+// exchange adds a hash-partitioning stage after every instance of c,
+// routing rows by keys to targets instances.
+func (b *builder) exchange(c *Stage, keys []int, targets int) *Stage {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = c.Exec.Name
+		if f := b.schemaOf(c); f != nil && k < len(f.Fields()) {
+			names[i] = f.Field(k).Name
+		}
+	}
+	s := &Stage{Op: "Exchange", Detail: fmt.Sprintf("hash(%s) to %d subtasks", strings.Join(names, ", "), targets),
+		Children: []*Stage{c}}
+	for _, in := range c.Instances {
+		op := shuffle.NewExchange(keys, b.opts.Mem)
+		s.Caps = op.Capabilities()
+		st := b.g.AddOperatorPorts("Exchange", op, 1)
+		b.g.Connect(in, st, 0)
+		s.Instances = append(s.Instances, st)
+	}
+	b.add(s)
+	s.Parallelism = len(s.Instances)
+	s.Output = OutPassThrough
+	return s
+}
+
+func (b *builder) schemaOf(s *Stage) *arrow.Schema { return b.schemas[s] }
+
+// source adds a scan or another source stage with one instance per split.
+func (b *builder) source(s *Stage, open func(split, splits int) (exec.Source, error)) (*Stage, error) {
+	n := s.Parallelism
+	if n < 1 {
+		n = 1
+	}
+	for i := 0; i < n; i++ {
+		src, err := open(i, n)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			s.Caps = src.Capabilities()
+			s.Source = src
+		}
+		s.Instances = append(s.Instances, b.g.AddSource(s.Op, src))
+	}
+	b.add(s)
+	return s, nil
+}
+
 func (b *builder) build(n Node) (*Stage, error) {
+	s, err := b.buildNode(n)
+	if err == nil {
+		if b.schemas == nil {
+			b.schemas = map[*Stage]*arrow.Schema{}
+		}
+		b.schemas[s] = n.Schema()
+	}
+	return s, err
+}
+
+func (b *builder) buildNode(n Node) (*Stage, error) {
 	mem := b.opts.Mem
 	switch x := n.(type) {
 	case *Scan:
-		src, err := x.Table.Open(connectors.ScanSpec{Columns: x.Columns, Filters: x.Filters, Progress: b.opts.Progress})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.TableName, err)
-		}
 		full := x.Table.Schema()
-		s := &Stage{Op: "Scan", Detail: fmt.Sprintf("%s [%s]", x.TableName, x.Table.Describe()), Caps: src.Capabilities(), Source: src}
+		s := &Stage{Op: "Scan", Detail: fmt.Sprintf("%s [%s]", x.TableName, x.Table.Describe()), Parallelism: 1}
+		if st, ok := x.Table.(connectors.SplitTable); ok && b.opts.Parallelism > 1 {
+			s.Parallelism = b.opts.Parallelism
+			if m := st.MaxSplits(); m > 0 && m < s.Parallelism {
+				s.Parallelism = m
+			}
+		}
 		for _, c := range x.Columns {
 			s.Columns = append(s.Columns, full.Field(c).Name)
 		}
 		for _, f := range x.Filters {
 			s.Filters = append(s.Filters, f.Format(full.Field(f.Column).Name))
 		}
-		s.Exec = b.g.AddSource("Scan "+x.TableName, src)
+		s, err := b.source(s, func(split, splits int) (exec.Source, error) {
+			spec := connectors.ScanSpec{Columns: x.Columns, Filters: x.Filters, Progress: b.opts.Progress}
+			if splits > 1 {
+				spec.Split, spec.Splits = split, splits
+			}
+			src, err := x.Table.Open(spec)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", x.TableName, err)
+			}
+			return src, nil
+		})
+		if err != nil {
+			return nil, err
+		}
 		if s.Caps.EmitsColumnar {
 			s.Output = OutBornColumnar
 			s.Gate = &Gate{Columnar: true, Reason: ReasonSourceColumnar}
 		} else {
 			s.Output = OutRows
 		}
-		return b.add(s), nil
+		return s, nil
 	case *Values:
-		src := ops.NewValues(x.schema, x.Rows)
-		s := &Stage{Op: "Values", Detail: fmt.Sprintf("%d row(s)", len(x.Rows)), Caps: src.Capabilities(), Output: OutRows, Source: src}
-		s.Exec = b.g.AddSource("Values", src)
-		return b.add(s), nil
+		s := &Stage{Op: "Values", Detail: fmt.Sprintf("%d row(s)", len(x.Rows)), Output: OutRows, Parallelism: 1}
+		return b.source(s, func(int, int) (exec.Source, error) { return ops.NewValues(x.schema, x.Rows), nil })
 	case *Filter:
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
 		}
-		return b.op("Filter", x.Pred.String(), ops.NewFilter(x.Pred, mem), in), nil
+		return b.op("Filter", x.Pred.String(), func() exec.Operator { return ops.NewFilter(x.Pred, mem) }, wireParallel, nil, in), nil
 	case *Project:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -181,7 +332,7 @@ func (b *builder) build(n Node) (*Stage, error) {
 				parts[i] += " AS " + name
 			}
 		}
-		return b.op("Project", strings.Join(parts, ", "), ops.NewProject(x.Exprs, x.schema, mem), in), nil
+		return b.op("Project", strings.Join(parts, ", "), func() exec.Operator { return ops.NewProject(x.Exprs, x.schema, mem) }, wireParallel, nil, in), nil
 	case *Aggregate:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -196,7 +347,13 @@ func (b *builder) build(n Node) (*Stage, error) {
 			parts = append(parts, "GROUP BY "+strings.Join(keys, ", "))
 		}
 		parts = append(parts, x.AggText...)
-		return b.op("HashAggregate", strings.Join(parts, ", "), ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem), in), nil
+		w := wireKeyed
+		if len(x.GroupCols) == 0 {
+			w = wireGather // one group: one instance sees every row
+		}
+		return b.op("HashAggregate", strings.Join(parts, ", "), func() exec.Operator {
+			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
+		}, w, [][]int{x.GroupCols}, in), nil
 	case *Join:
 		l, err := b.build(x.Left)
 		if err != nil {
@@ -210,7 +367,9 @@ func (b *builder) build(n Node) (*Stage, error) {
 		if x.Type == ops.Left {
 			kind = "LEFT"
 		}
-		return b.op("HashJoin", kind+" ON "+x.Cond, ops.NewHashJoin(x.Type, x.LeftKeys, x.RightKeys, x.schema, mem), l, r), nil
+		return b.op("HashJoin", kind+" ON "+x.Cond, func() exec.Operator {
+			return ops.NewHashJoin(x.Type, x.LeftKeys, x.RightKeys, x.schema, mem)
+		}, wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r), nil
 	case *Sort:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -228,7 +387,7 @@ func (b *builder) build(n Node) (*Stage, error) {
 		if x.Limit >= 0 {
 			name, detail = "TopN", fmt.Sprintf("%s LIMIT %d", detail, x.Limit)
 		}
-		return b.op(name, detail, ops.NewSort(x.Keys, x.Limit, mem), in), nil
+		return b.op(name, detail, func() exec.Operator { return ops.NewSort(x.Keys, x.Limit, mem) }, wireGather, nil, in), nil
 	case *Limit:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -241,7 +400,7 @@ func (b *builder) build(n Node) (*Stage, error) {
 		if x.Offset > 0 {
 			detail += fmt.Sprintf(" OFFSET %d", x.Offset)
 		}
-		return b.op("Limit", detail, ops.NewLimit(x.N, x.Offset), in), nil
+		return b.op("Limit", detail, func() exec.Operator { return ops.NewLimit(x.N, x.Offset) }, wireGather, nil, in), nil
 	case *Union:
 		var ins []*Stage
 		for _, c := range x.Inputs {
@@ -251,7 +410,7 @@ func (b *builder) build(n Node) (*Stage, error) {
 			}
 			ins = append(ins, s)
 		}
-		return b.op("UnionAll", fmt.Sprintf("%d inputs", len(ins)), ops.NewUnionAll(len(ins)), ins...), nil
+		return b.op("UnionAll", fmt.Sprintf("%d inputs", len(ins)), func() exec.Operator { return ops.NewUnionAll(len(ins)) }, wireZip, nil, ins...), nil
 	}
 	return nil, fmt.Errorf("plan: cannot build %T", n)
 }
@@ -269,8 +428,7 @@ func (b *builder) gates(root *Stage) {
 		if s.Exec == nil || s.Exec.Op == nil || !s.Caps.EmitsColumnar {
 			return
 		}
-		setter, ok := s.Exec.Op.(exec.ColumnarOutputSetter)
-		if !ok {
+		if _, ok := s.Exec.Op.(exec.ColumnarOutputSetter); !ok {
 			return
 		}
 		g := &Gate{}
@@ -293,7 +451,9 @@ func (b *builder) gates(root *Stage) {
 		default:
 			g.Columnar, g.Reason = true, ReasonConsumersIngestColumnar
 		}
-		setter.SetColumnarOutput(g.Columnar)
+		for _, in := range s.Instances {
+			in.Op.(exec.ColumnarOutputSetter).SetColumnarOutput(g.Columnar)
+		}
 		s.Gate = g
 		if g.Columnar {
 			s.Output = OutBornColumnar

@@ -1,6 +1,8 @@
 package jsonfmt
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -17,6 +19,9 @@ import (
 const maxDepth = 256
 
 func skipWS(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
@@ -30,38 +35,75 @@ func skipWS(b []byte, i int) int {
 
 // scanString reads the string starting at b[i] == '"'. It returns the end of
 // its raw content (exclusive; content starts at i+1), the position after
-// the closing quote, and whether the content has escapes.
+// the closing quote, and whether the content has escapes or non-ASCII
+// bytes (which then need a UTF-8 check).
+//
+// It looks at eight bytes at a time (SWAR): the lowest byte that is a
+// quote, a backslash or a control character stops the word loop. Strings
+// are most of a record's bytes, so this is the decoder's inner loop.
 func scanString(b []byte, i int) (end, next int, escaped bool) {
+	end, next, escaped, _ = scanStringASCII(b, i)
+	return
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+func scanStringASCII(b []byte, i int) (end, next int, escaped, nonASCII bool) {
 	i++
-	for i < len(b) {
-		c := b[i]
-		if c == '"' {
-			return i, i + 1, escaped
+	var high uint64
+	for {
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q := w ^ (lsb * '"')
+			bs := w ^ (lsb * '\\')
+			m := ((q - lsb) &^ q) | ((bs - lsb) &^ bs) | ((w - lsb*0x20) &^ w)
+			m &= msb
+			if m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				high |= w & (1<<(8*k) - 1) // the bytes before the stop
+				i += k
+				break
+			}
+			high |= w
+			i += 8
 		}
-		if c == '\\' {
+		if i >= len(b) {
+			return -1, -1, false, false
+		}
+		c := b[i]
+		switch {
+		case c == '"':
+			return i, i + 1, escaped, high&msb != 0
+		case c == '\\':
 			escaped = true
 			if i+1 >= len(b) {
-				return -1, -1, false
+				return -1, -1, false, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return -1, -1, false
+					return -1, -1, false, false
 				}
 				i += 6
 			default:
-				return -1, -1, false
+				return -1, -1, false, false
 			}
-			continue
+		case c < 0x20:
+			return -1, -1, false, false
+		default:
+			// A byte >= 0x80 can stop the word loop (the subtraction
+			// borrows); it is plain content.
+			if c >= 0x80 {
+				high |= msb
+			}
+			i++
 		}
-		if c < 0x20 {
-			return -1, -1, false
-		}
-		i++
 	}
-	return -1, -1, false
 }
 
 func isHex(c byte) bool {

@@ -194,6 +194,9 @@ func (t *Table) Open(spec connectors.ScanSpec) (exec.Source, error) {
 	return t.OpenSource(spec)
 }
 
+// MaxSplits: a generator splits into any number of parts (blocks of events).
+func (t *Table) MaxSplits() int { return 0 }
+
 // OpenSource is Open with the concrete type.
 func (t *Table) OpenSource(spec connectors.ScanSpec) (*Source, error) {
 	idx := spec.Columns
@@ -228,5 +231,6 @@ func (t *Table) OpenSource(spec connectors.ScanSpec) (*Source, error) {
 		gen: t.gen, cfg: t.cfg, kind: t.kind,
 		schema: arrow.NewSchema(fields, nil), cols: cols,
 		batchSize: batch, progress: spec.Progress, mem: t.mem,
+		split: int64(spec.Split), splits: int64(spec.Splits),
 	}, nil
 }

@@ -24,6 +24,32 @@ type Source struct {
 	batchSize int
 	progress  *exec.Progress
 	mem       memory.Allocator
+	// split of splits: this source generates the events of every
+	// splits-th block of splitBlock events, starting at block split, so
+	// parallel sources share one event sequence without overlap.
+	split, splits int64
+}
+
+// splitBlock is the number of consecutive events one split generates
+// before the next split's turn: large enough for full batches, small enough
+// that the splits' event times (and so their watermarks) stay close.
+const splitBlock = 1024
+
+// own returns the first event number >= n of this source's kind and split.
+func (s *Source) own(n int64) int64 {
+	n = s.gen.nextOfKind(n, s.kind)
+	if s.splits <= 1 {
+		return n
+	}
+	for {
+		blk := n / splitBlock
+		r := blk % s.splits
+		if r == s.split {
+			return n
+		}
+		blk += (s.split - r + s.splits) % s.splits
+		n = s.gen.nextOfKind(blk*splitBlock, s.kind)
+	}
 }
 
 // Kind names the source in metrics and EXPLAIN.
@@ -64,7 +90,10 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		if s.kind != kindAny {
 			total = g.countOfKind(limit, s.kind)
 		}
-		s.progress.RowsTotal.Store(total)
+		if s.splits > 1 {
+			total /= s.splits // near enough for a progress line
+		}
+		s.progress.RowsTotal.Add(total)
 	}
 	if lo, hi := g.kindRange(s.kind); hi == lo {
 		// A table of a kind with proportion 0 has no rows.
@@ -78,7 +107,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	w := writer{mem: s.mem, gen: g, dense: s.kind != kindAny}
 	var ev events
 	start := time.Now()
-	n := g.nextOfKind(0, s.kind)
+	n := s.own(0)
 	for n < limit {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -91,7 +120,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		for len(ev.evs) < s.batchSize && n < limit && (!paced || g.clock.offsetUs(n) <= due) {
 			ev.evs = append(ev.evs, g.event(n))
 			ev.kinds = append(ev.kinds, g.kind(n))
-			n = g.nextOfKind(n+1, s.kind)
+			n = s.own(n + 1)
 		}
 		if len(ev.evs) == 0 {
 			// Nothing is due yet. Sleep until the next event is, but at

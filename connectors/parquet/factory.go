@@ -14,15 +14,28 @@ import (
 // FormatOpener opens a filesystem table of one format at path.
 type FormatOpener func(path string, declared *arrow.Schema) (connectors.Table, error)
 
+// The 'format' option's dispatch. Another format plugs in from its own
+// package's init, without this package importing it (that would be a
+// cycle: the format imports this package to register). The JSON format,
+// package connectors/jsonfile, registers itself like this:
+//
+//	func init() {
+//		parquet.RegisterFormatFactory("json", func(options map[string]string, declared *arrow.Schema) (connectors.Table, error) {
+//			return NewTable(options, declared)
+//		})
+//	}
+//
+// and engine/connectors.go imports it for its side effect
+// (_ "github.com/clink-sql/clink/connectors/jsonfile"). The factory gets
+// every WITH option ('path' is checked to be set, the rest are the
+// format's to validate), so CREATE TABLE ... WITH ('connector' =
+// 'filesystem', 'format' = 'json', ...) and the path query
+// SELECT * FROM 'x.json' (plan/bind.go openPath: 'format' = 'json' for
+// .json, .ndjson and .jsonl) both reach it. RegisterFormat is the same
+// hook for a format that needs only the path.
 var (
 	formatsMu sync.RWMutex
-	// formats is the 'format' option's dispatch. Another format (json)
-	// plugs in with RegisterFormat, without touching this package.
-	formats = map[string]FormatOpener{
-		"parquet": func(path string, declared *arrow.Schema) (connectors.Table, error) {
-			return Open(path, declared)
-		},
-	}
+	formats   = map[string]connectors.Factory{"parquet": parquetFactory}
 	// pending names formats that are known but not built yet, so that the
 	// error says so instead of "unknown format".
 	pending = map[string]bool{"json": true}
@@ -32,16 +45,25 @@ func init() {
 	connectors.Register("filesystem", filesystemFactory)
 }
 
-// RegisterFormat makes the filesystem connector accept 'format' = name. A
-// duplicate registration panics (it is an init-time programming error).
+// RegisterFormat makes the filesystem connector accept 'format' = name,
+// opening the table from its 'path' option alone. A duplicate registration
+// panics (it is an init-time programming error).
 func RegisterFormat(name string, open FormatOpener) {
+	RegisterFormatFactory(name, func(options map[string]string, declared *arrow.Schema) (connectors.Table, error) {
+		return open(options["path"], declared)
+	})
+}
+
+// RegisterFormatFactory makes the filesystem connector accept 'format' =
+// name; f receives every WITH option. A duplicate registration panics.
+func RegisterFormatFactory(name string, f connectors.Factory) {
 	formatsMu.Lock()
 	defer formatsMu.Unlock()
 	name = strings.ToLower(name)
 	if _, dup := formats[name]; dup {
 		panic("parquet: duplicate filesystem format " + name)
 	}
-	formats[name] = open
+	formats[name] = f
 }
 
 // filesystemFactory is the 'filesystem' connector: options 'path'
@@ -69,5 +91,30 @@ func filesystemFactory(options map[string]string, declared *arrow.Schema) (conne
 		sort.Strings(known)
 		return nil, fmt.Errorf("filesystem connector: unknown format '%s' (supported: %s)", name, strings.Join(known, ", "))
 	}
-	return open(path, declared)
+	return open(options, declared)
+}
+
+// parquetOptions are the options 'format' = 'parquet' accepts.
+var parquetOptions = []string{"connector", "path", "format"}
+
+// parquetFactory opens a Dataset: readable when files exist, writable by
+// INSERT INTO always. An unknown option is an error rather than ignored, so
+// a misspelt or unsupported one (a METADATA column) does not go unnoticed.
+func parquetFactory(options map[string]string, declared *arrow.Schema) (connectors.Table, error) {
+	keys := make([]string, 0, len(options))
+	for k := range options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		known := false
+		for _, o := range parquetOptions {
+			known = known || strings.EqualFold(k, o)
+		}
+		if !known {
+			return nil, fmt.Errorf("filesystem connector: format 'parquet' has no option '%s' (known: %s)",
+				k, strings.Join(parquetOptions, ", "))
+		}
+	}
+	return OpenDataset(options["path"], declared)
 }

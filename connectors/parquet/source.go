@@ -67,9 +67,14 @@ func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
 	s.schema = arrow.NewSchema(fields, nil)
 
 	var rows, bytes int64
+	gi := -1 // row group number across the files, for splits
 	for _, fi := range t.files {
 		sf := scanFile{fi: fi}
 		for g := range fi.meta.RowGroups {
+			gi++
+			if spec.Splits > 1 && gi%spec.Splits != spec.Split {
+				continue // another split's row group
+			}
 			rg := &fi.meta.RowGroups[g]
 			s.total++
 			if !groupMatches(fi, rg, t.schema, spec.Filters) {

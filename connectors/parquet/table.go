@@ -10,7 +10,9 @@
 package parquet
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,6 +57,11 @@ func Open(path string, declared *arrow.Schema) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	return openFiles(path, paths, declared)
+}
+
+// openFiles reads the footers of paths (at least one) as the table at path.
+func openFiles(path string, paths []string, declared *arrow.Schema) (*Table, error) {
 	t := &Table{path: path, mem: memory.DefaultAllocator}
 	for i, p := range paths {
 		meta, err := readFooter(p)
@@ -157,8 +164,27 @@ func tableSchema(path string, cols []fileColumn, declared *arrow.Schema) (*arrow
 	return arrow.NewSchema(fields, nil), nil
 }
 
-// expandPath turns a path, glob or directory into a sorted list of files.
+// expandPath turns a path, glob or directory into a sorted list of files;
+// finding none is an error.
 func expandPath(path string) ([]string, error) {
+	files, err := listFiles(path)
+	if err != nil || len(files) > 0 {
+		return files, err
+	}
+	if strings.ContainsAny(path, "*?[") {
+		return nil, fmt.Errorf("parquet: no files match '%s'", path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("parquet: %w", err)
+	}
+	return nil, fmt.Errorf("parquet: directory '%s' has no *.parquet files", path)
+}
+
+// listFiles is expandPath without the "nothing there" errors: a path that
+// does not exist, a glob without matches and a directory without Parquet
+// files all list no files. A sink-only table (see Dataset) is exactly that
+// until its first INSERT.
+func listFiles(path string) ([]string, error) {
 	if path == "" {
 		return nil, fmt.Errorf("parquet: empty path")
 	}
@@ -173,13 +199,13 @@ func expandPath(path string) ([]string, error) {
 				files = append(files, p)
 			}
 		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("parquet: no files match '%s'", path)
-		}
 		sort.Strings(files)
 		return files, nil
 	}
 	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
@@ -192,12 +218,12 @@ func expandPath(path string) ([]string, error) {
 	}
 	var files []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasSuffix(strings.ToLower(e.Name()), ".parquet") {
-			files = append(files, filepath.Join(path, e.Name()))
+		// Names starting with '.' or '_' are in-progress or metadata files
+		// (the sink's own temporary file, Spark's _SUCCESS): not data.
+		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(strings.ToLower(n), ".parquet") &&
+			!strings.HasPrefix(n, ".") && !strings.HasPrefix(n, "_") {
+			files = append(files, filepath.Join(path, n))
 		}
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("parquet: directory '%s' has no *.parquet files", path)
 	}
 	sort.Strings(files)
 	return files, nil

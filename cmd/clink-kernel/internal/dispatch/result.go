@@ -1,0 +1,306 @@
+package dispatch
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
+	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
+)
+
+// liveTail is how many of the latest rows a live (unbounded) result shows.
+const liveTail = 20
+
+// chartMaxRows caps the rows inlined into a chart's data.
+const chartMaxRows = 10000
+
+// cellOutput sends the outputs of one execute request.
+type cellOutput struct {
+	k      *Kernel
+	parent *wire.Message
+	silent bool
+	count  int
+	opts   cellOptions
+	// lastText is the text/plain of the last output, for history.
+	lastText *string
+}
+
+func (o *cellOutput) publish(msgType string, content map[string]any) {
+	if !o.silent {
+		o.k.publish(o.parent, msgType, content)
+	}
+}
+
+func (o *cellOutput) stdout(text string) {
+	if text == "" {
+		return
+	}
+	if text[len(text)-1] != '\n' {
+		text += "\n"
+	}
+	o.publish("stream", map[string]any{"name": "stdout", "text": text})
+	o.lastText = &text
+}
+
+func (o *cellOutput) stderr(text string) {
+	o.publish("stream", map[string]any{"name": "stderr", "text": text + "\n"})
+}
+
+// outcome shows what a statement returned besides rows.
+func (o *cellOutput) outcome(out engine.Outcome) {
+	o.stdout(out.Message)
+	if out.Text != "" {
+		bundle := explainBundle(out.Text)
+		o.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
+		o.lastText = &out.Text
+	}
+}
+
+func (o *cellOutput) newResult() *resultWriter {
+	return &resultWriter{out: o}
+}
+
+type resultMode int
+
+const (
+	modeTable resultMode = iota // bounded: one execute_result at the end
+	modeLive                    // unbounded: a display updated in place
+	modeChart                   // a Vega-Lite chart at the end
+	modeText                    // output=text: a text table on stdout
+)
+
+// column is one result column as the renderers need it.
+type column struct {
+	name string
+	typ  arrow.DataType
+}
+
+// cellValue is one formatted value; NULL is kept apart from the string
+// "NULL" so the HTML can draw it distinctly.
+type cellValue struct {
+	s    string
+	null bool
+}
+
+// resultWriter is the engine.ResultWriter of one statement. The values are
+// formatted as they arrive (a batch is only lent for the call), only for
+// the rows that will be shown: past the cap rows are just counted.
+type resultWriter struct {
+	out *cellOutput
+
+	mu        sync.Mutex
+	cols      []column
+	started   bool
+	mode      resultMode
+	limit     int // rows kept (table, chart, text)
+	rows      [][]cellValue
+	total     int64
+	displayID string
+	lastSend  time.Time
+	stopped   string // why the query ended early, for the footer
+}
+
+// Columns implements engine.ResultWriter.
+func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.started = true
+	w.cols = make([]column, schema.NumFields())
+	for i, f := range schema.Fields() {
+		w.cols[i] = column{name: f.Name, typ: f.Type}
+	}
+	o := w.out.opts
+	w.limit = w.out.k.maxRows
+	if o.maxRows > 0 {
+		w.limit = o.maxRows
+	}
+	switch {
+	case o.chart != "":
+		w.mode, w.limit = modeChart, chartMaxRows
+		if _, _, err := chartColumns(w.cols, o); err != nil {
+			return err
+		}
+	case o.text:
+		w.mode = modeText
+	case !bounded:
+		w.mode = modeLive
+		w.displayID = wire.NewID()
+		w.out.publish("display_data", map[string]any{
+			"data":      w.liveBundle("waiting for rows"),
+			"metadata":  map[string]any{},
+			"transient": map[string]any{"display_id": w.displayID},
+		})
+		w.lastSend = time.Now()
+	}
+	return nil
+}
+
+// Batch implements engine.ResultWriter.
+func (w *resultWriter) Batch(b *exec.Batch) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := int64(b.Len())
+	if max := w.out.opts.rows; max > 0 && w.total+n >= max {
+		n = max - w.total
+		w.stopped = fmt.Sprintf("stopped at rows=%d", max)
+	}
+	if b.IsColumnar() {
+		rec := b.Record()
+		for i := 0; i < int(n); i++ {
+			if row := w.slot(); row != nil {
+				for c := range row {
+					col := rec.Column(c)
+					if col.IsNull(i) {
+						row[c] = cellValue{s: "NULL", null: true}
+					} else {
+						row[c] = cellValue{s: expr.FormatValue(exec.Value(col, i), w.cols[c].typ)}
+					}
+				}
+			}
+		}
+	} else {
+		rows := b.Rows()
+		for i := 0; i < int(n); i++ {
+			if row := w.slot(); row != nil {
+				for c := range row {
+					v := rows[i][c]
+					row[c] = cellValue{s: expr.FormatValue(v, w.cols[c].typ), null: v == nil}
+				}
+			}
+		}
+	}
+	w.total += n
+	if w.mode == modeLive && time.Since(w.lastSend) >= w.out.k.liveInterval {
+		w.sendLive("update_display_data", "")
+	}
+	if w.stopped != "" {
+		return exec.ErrStop
+	}
+	return nil
+}
+
+// slot returns the row to fill for the next result row, or nil when that
+// row will not be shown (past the cap of a table).
+func (w *resultWriter) slot() []cellValue {
+	if w.mode == modeLive {
+		if len(w.rows) < liveTail {
+			w.rows = append(w.rows, make([]cellValue, len(w.cols)))
+			return w.rows[len(w.rows)-1]
+		}
+		// Reuse the oldest row's storage: the tail is a ring in disguise.
+		first := w.rows[0]
+		copy(w.rows, w.rows[1:])
+		w.rows[len(w.rows)-1] = first
+		return first
+	}
+	if len(w.rows) >= w.limit {
+		return nil
+	}
+	w.rows = append(w.rows, make([]cellValue, len(w.cols)))
+	return w.rows[len(w.rows)-1]
+}
+
+func (w *resultWriter) liveBundle(status string) map[string]any {
+	footer := fmt.Sprintf("%d rows", w.total)
+	if w.total > int64(len(w.rows)) {
+		footer += fmt.Sprintf(", showing the last %d", len(w.rows))
+	}
+	if status != "" {
+		footer += " (" + status + ")"
+	}
+	return map[string]any{
+		"text/plain": renderText(w.cols, w.rows, footer),
+		"text/html":  renderHTML(w.cols, w.rows, footer),
+	}
+}
+
+func (w *resultWriter) sendLive(msgType, status string) {
+	if status == "" {
+		status = "running"
+	}
+	bundle := w.liveBundle(status)
+	w.out.publish(msgType, map[string]any{
+		"data":      bundle,
+		"metadata":  map[string]any{},
+		"transient": map[string]any{"display_id": w.displayID},
+	})
+	text := bundle["text/plain"].(string)
+	w.out.lastText = &text
+	w.lastSend = time.Now()
+}
+
+// finish sends the statement's final result. reason says why a query ended
+// early ("interrupted", "failed", a bound), "" when it just ended.
+func (w *resultWriter) finish(reason string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.started {
+		return nil
+	}
+	if reason == "" {
+		reason = w.stopped
+	}
+	switch w.mode {
+	case modeLive:
+		// The last update is the final snapshot, so a saved notebook keeps
+		// it; it still respects the update rate.
+		if wait := w.out.k.liveInterval - time.Since(w.lastSend); wait > 0 {
+			time.Sleep(wait)
+		}
+		if reason == "" {
+			reason = "finished"
+		}
+		w.sendLive("update_display_data", reason)
+	case modeChart:
+		if reason == "failed" || reason == "interrupted" {
+			return nil
+		}
+		spec, err := chartSpec(w.cols, w.rows, w.out.opts)
+		if err != nil {
+			return err
+		}
+		text := renderText(w.cols, w.rows, w.footer(reason))
+		w.out.publish("display_data", map[string]any{
+			"data":     map[string]any{"application/vnd.vegalite.v5+json": spec, "text/plain": text},
+			"metadata": map[string]any{},
+		})
+		w.out.lastText = &text
+	case modeText:
+		w.out.stdout(renderText(w.cols, w.rows, w.footer(reason)))
+	default:
+		if reason == "failed" || reason == "interrupted" {
+			return nil
+		}
+		footer := w.footer(reason)
+		text := renderText(w.cols, w.rows, footer)
+		w.out.publish("execute_result", map[string]any{
+			"execution_count": w.out.count,
+			"data":            map[string]any{"text/plain": text, "text/html": renderHTML(w.cols, w.rows, footer)},
+			"metadata":        map[string]any{},
+		})
+		w.out.lastText = &text
+	}
+	return nil
+}
+
+func (w *resultWriter) footer(reason string) string {
+	shown := int64(len(w.rows))
+	var s string
+	switch {
+	case w.total == 1:
+		s = "1 row"
+	case shown < w.total:
+		s = fmt.Sprintf("%d rows, %d more rows not shown", w.total, w.total-shown)
+	default:
+		s = fmt.Sprintf("%d rows", w.total)
+	}
+	if reason != "" {
+		s += " (" + reason + ")"
+	}
+	return s
+}

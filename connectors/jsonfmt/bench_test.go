@@ -1,0 +1,108 @@
+package jsonfmt
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/connectors/nexmark"
+	"github.com/clink-sql/clink/exec"
+)
+
+// lineCollector encodes every emitted batch as JSON lines.
+type lineCollector struct {
+	enc   *Encoder
+	lines [][]byte
+}
+
+func (c *lineCollector) Emit(_ context.Context, b *exec.Batch) error {
+	rec := b.Record()
+	if c.enc == nil {
+		c.enc = NewEncoder(rec.Schema())
+	}
+	for i := 0; i < int(rec.NumRows()); i++ {
+		c.lines = append(c.lines, c.enc.AppendRow(nil, rec, i))
+	}
+	return nil
+}
+
+func (c *lineCollector) EmitWatermark(context.Context, int64) error { return nil }
+
+// bidLines generates n nexmark bids as JSON lines.
+func bidLines(tb testing.TB, n int) ([][]byte, *arrow.Schema) {
+	tb.Helper()
+	tbl, err := nexmark.NewTable(map[string]string{"table": "bid", "events.num": strconv.Itoa(n * 50 / 46)}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	src, err := tbl.OpenSource(connectors.ScanSpec{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := &lineCollector{}
+	if err := src.Run(context.Background(), c); err != nil {
+		tb.Fatal(err)
+	}
+	return c.lines, src.Schema()
+}
+
+// BenchmarkDecodeBids decodes nexmark bid lines in 8192-record batches;
+// it reports records/s on one core. Compare with
+//
+//	CLINK_WRITE_BIDS=/tmp/bids.json go test -run TestWriteBids ./connectors/jsonfmt
+//	/root/bin/duckpeer -threads 1 "SELECT count(*), sum(price) FROM read_json('/tmp/bids.json', ...)"
+func BenchmarkDecodeBids(b *testing.B) {
+	for _, mode := range []string{"columnar", "row"} {
+		b.Run(mode, func(b *testing.B) {
+			lines, schema := bidLines(b, 1<<16)
+			d, err := NewDecoder(memory.NewGoAllocator(), schema, Options{RowOnly: mode == "row"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var bytesTotal int
+			for _, l := range lines {
+				bytesTotal += len(l) + 1
+			}
+			const batch = 8192
+			b.SetBytes(int64(bytesTotal))
+			b.ResetTimer()
+			recs := 0
+			for i := 0; i < b.N; i++ {
+				for off := 0; off < len(lines); off += batch {
+					res, err := d.Decode(lines[off:min(off+batch, len(lines))])
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Rec != nil {
+						res.Rec.Release()
+					}
+					recs += res.N
+				}
+			}
+			b.ReportMetric(float64(recs)/b.Elapsed().Seconds(), "records/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(recs), "ns/record")
+		})
+	}
+}
+
+// TestWriteBids writes bid lines for the DuckDB comparison when asked.
+func TestWriteBids(t *testing.T) {
+	path := os.Getenv("CLINK_WRITE_BIDS")
+	if path == "" {
+		t.Skip("set CLINK_WRITE_BIDS=file to write nexmark bid lines")
+	}
+	n, _ := strconv.Atoi(os.Getenv("CLINK_WRITE_BIDS_N"))
+	if n == 0 {
+		n = 4 << 20
+	}
+	lines, _ := bidLines(t, n)
+	if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,323 @@
+package jsonfmt
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+type kind uint8
+
+const (
+	kBool kind = iota
+	kInt32
+	kInt64
+	kFloat32
+	kFloat64
+	kDecimal
+	kString
+	kBinary
+	kTimestamp
+	kDate32
+	kStruct
+	kList
+)
+
+// column writes one Arrow column straight into allocator buffers: a
+// validity bitmap, fixed-width values or offsets + bytes, and children for
+// ROW and ARRAY. The buffers are sized for the batch up front (var-width
+// bytes from the previous batch's average), so the hot path is a store and
+// a bit set; finish hands them to Arrow without copying.
+type column struct {
+	name  string
+	typ   arrow.DataType
+	kind  kind
+	unit  arrow.TimeUnit
+	prec  int32
+	scale int32
+	width int // bytes per value, fixed-width kinds
+
+	mem   memory.Allocator
+	n     int
+	valid *memory.Buffer
+	data  *memory.Buffer
+	offs  *memory.Buffer
+	dlen  int // bytes used in data (var-width)
+	avg   int // var-width bytes per value, learned
+
+	// typed views of the buffers' capacity, refreshed after each growth
+	bits  []byte
+	bytes []byte
+	i32   []int32
+	i64   []int64
+	f32   []float32
+	f64   []float64
+	dec   []decimal128.Num
+	off   []int32
+	capN  int // values the current buffers hold
+
+	children []*column
+	byName   map[string]int
+	hint     []int    // struct: the child the k-th key matched last time
+	seen     []uint32 // struct: per child, the object generation that set it
+	gen      uint32
+}
+
+func newColumn(f arrow.Field) (*column, error) {
+	c := &column{name: f.Name, typ: f.Type, avg: 16}
+	switch t := f.Type.(type) {
+	case *arrow.BooleanType:
+		c.kind = kBool
+	case *arrow.Int32Type:
+		c.kind, c.width = kInt32, 4
+	case *arrow.Int64Type:
+		c.kind, c.width = kInt64, 8
+	case *arrow.Float32Type:
+		c.kind, c.width = kFloat32, 4
+	case *arrow.Float64Type:
+		c.kind, c.width = kFloat64, 8
+	case *arrow.Decimal128Type:
+		c.kind, c.width, c.prec, c.scale = kDecimal, 16, t.Precision, t.Scale
+	case *arrow.StringType:
+		c.kind = kString
+	case *arrow.BinaryType:
+		c.kind = kBinary
+	case *arrow.TimestampType:
+		c.kind, c.width, c.unit = kTimestamp, 8, t.Unit
+	case *arrow.Date32Type:
+		c.kind, c.width = kDate32, 4
+	case *arrow.StructType:
+		c.kind = kStruct
+		c.byName = map[string]int{}
+		for i, cf := range t.Fields() {
+			ch, err := newColumn(cf)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%w", f.Name, err)
+			}
+			c.children = append(c.children, ch)
+			if _, dup := c.byName[cf.Name]; !dup {
+				c.byName[cf.Name] = i
+			}
+		}
+		c.seen = make([]uint32, len(c.children))
+	case *arrow.ListType:
+		c.kind = kList
+		ch, err := newColumn(t.ElemField())
+		if err != nil {
+			return nil, fmt.Errorf("%s.%w", f.Name, err)
+		}
+		c.children = []*column{ch}
+	default:
+		return nil, fmt.Errorf("column '%s': type %s is not supported by the JSON format", f.Name, f.Type)
+	}
+	return c, nil
+}
+
+func (c *column) setMem(mem memory.Allocator) {
+	c.mem = mem
+	for _, ch := range c.children {
+		ch.setMem(mem)
+	}
+}
+
+// begin starts a batch expected to hold n values.
+func (c *column) begin(n int) {
+	c.n, c.dlen, c.capN = 0, 0, 0
+	c.grow(max(n, 8))
+	if c.kind == kStruct {
+		for _, ch := range c.children {
+			ch.begin(n)
+		}
+	} else if c.kind == kList {
+		c.children[0].begin(n * 2)
+	}
+}
+
+// grow makes room for at least want values (keeping what is written).
+func (c *column) grow(want int) {
+	if want <= c.capN {
+		return
+	}
+	if c.capN > 0 {
+		want = max(want, c.capN*2)
+	}
+	c.valid = reserve(c.mem, c.valid, int(bitutil.BytesForBits(int64(want))))
+	c.bits = c.valid.Buf()
+	switch c.kind {
+	case kBool:
+		c.data = reserve(c.mem, c.data, int(bitutil.BytesForBits(int64(want))))
+		c.bytes = c.data.Buf()
+	case kString, kBinary, kList:
+		c.offs = reserve(c.mem, c.offs, (want+1)*4)
+		c.off = arrow.Int32Traits.CastFromBytes(c.offs.Buf())
+		c.off[0] = 0
+		if c.kind != kList {
+			c.data = reserve(c.mem, c.data, max(want*c.avg, 64))
+			c.bytes = c.data.Buf()
+		}
+	case kStruct:
+	default:
+		c.data = reserve(c.mem, c.data, want*c.width)
+		b := c.data.Buf()
+		switch c.kind {
+		case kInt32, kDate32:
+			c.i32 = arrow.Int32Traits.CastFromBytes(b)
+		case kInt64, kTimestamp:
+			c.i64 = arrow.Int64Traits.CastFromBytes(b)
+		case kFloat32:
+			c.f32 = arrow.Float32Traits.CastFromBytes(b)
+		case kFloat64:
+			c.f64 = arrow.Float64Traits.CastFromBytes(b)
+		case kDecimal:
+			c.dec = arrow.Decimal128Traits.CastFromBytes(b)
+		}
+	}
+	c.capN = want
+}
+
+func reserve(mem memory.Allocator, b *memory.Buffer, size int) *memory.Buffer {
+	if b == nil {
+		b = memory.NewResizableBuffer(mem)
+	}
+	b.Reserve(size)
+	return b
+}
+
+// growBytes makes room for extra more var-width bytes.
+func (c *column) growBytes(extra int) {
+	if c.dlen+extra <= len(c.bytes) {
+		return
+	}
+	c.data.Reserve(max(c.dlen+extra, 2*len(c.bytes)))
+	c.bytes = c.data.Buf()
+}
+
+// setValid marks value n present and counts it.
+func (c *column) setValid() {
+	c.bits[c.n>>3] |= 1 << (c.n & 7)
+	c.n++
+}
+
+func (c *column) appendNull() {
+	if c.n >= c.capN {
+		c.grow(c.n + 1)
+	}
+	n := c.n
+	c.bits[n>>3] &^= 1 << (n & 7)
+	switch c.kind {
+	case kBool:
+		c.bytes[n>>3] &^= 1 << (n & 7)
+	case kInt32, kDate32:
+		c.i32[n] = 0
+	case kInt64, kTimestamp:
+		c.i64[n] = 0
+	case kFloat32:
+		c.f32[n] = 0
+	case kFloat64:
+		c.f64[n] = 0
+	case kDecimal:
+		c.dec[n] = decimal128.Num{}
+	case kString, kBinary:
+		c.off[n+1] = int32(c.dlen)
+	case kList:
+		c.off[n+1] = int32(c.children[0].n)
+	case kStruct:
+		for _, ch := range c.children {
+			ch.appendNull()
+		}
+	}
+	c.n++
+}
+
+// appendBytes appends a string or binary value.
+func (c *column) appendBytes(v []byte) {
+	if c.n >= c.capN {
+		c.grow(c.n + 1)
+	}
+	c.growBytes(len(v))
+	c.dlen += copy(c.bytes[c.dlen:], v)
+	c.off[c.n+1] = int32(c.dlen)
+	c.setValid()
+}
+
+// truncate rolls the column back to n values (a rejected record).
+func (c *column) truncate(n int) {
+	if n >= c.n {
+		return
+	}
+	c.n = n
+	switch c.kind {
+	case kString, kBinary:
+		c.dlen = int(c.off[n])
+	case kList:
+		c.children[0].truncate(int(c.off[n]))
+	case kStruct:
+		for _, ch := range c.children {
+			ch.truncate(n)
+		}
+	}
+}
+
+// finish hands the written buffers to an Arrow array and starts over.
+func (c *column) finish() arrow.ArrayData {
+	n := c.n
+	nulls := n - bitutil.CountSetBits(c.bits, 0, n)
+	c.valid.ResizeNoShrink(int(bitutil.BytesForBits(int64(n))))
+	var bufs []*memory.Buffer
+	var children []arrow.ArrayData
+	switch c.kind {
+	case kString, kBinary:
+		c.offs.ResizeNoShrink((n + 1) * 4)
+		c.data.ResizeNoShrink(c.dlen)
+		bufs = []*memory.Buffer{c.valid, c.offs, c.data}
+		if n > 0 {
+			c.avg = max(c.dlen/n+c.dlen/n/4, 1)
+		}
+	case kList:
+		c.offs.ResizeNoShrink((n + 1) * 4)
+		bufs = []*memory.Buffer{c.valid, c.offs}
+		children = []arrow.ArrayData{c.children[0].finish()}
+	case kStruct:
+		bufs = []*memory.Buffer{c.valid}
+		for _, ch := range c.children {
+			children = append(children, ch.finish())
+		}
+	case kBool:
+		c.data.ResizeNoShrink(int(bitutil.BytesForBits(int64(n))))
+		bufs = []*memory.Buffer{c.valid, c.data}
+	default:
+		c.data.ResizeNoShrink(n * c.width)
+		bufs = []*memory.Buffer{c.valid, c.data}
+	}
+	d := array.NewData(c.typ, n, bufs, children, nulls, 0)
+	for _, ch := range children {
+		ch.Release()
+	}
+	c.dropBuffers()
+	return d
+}
+
+// dropBuffers releases this column's references to its buffers (finish has
+// handed them to Arrow, or the batch was abandoned).
+func (c *column) dropBuffers() {
+	for _, b := range []*memory.Buffer{c.valid, c.data, c.offs} {
+		if b != nil {
+			b.Release()
+		}
+	}
+	c.valid, c.data, c.offs = nil, nil, nil
+	c.bits, c.bytes, c.i32, c.i64, c.f32, c.f64, c.dec, c.off = nil, nil, nil, nil, nil, nil, nil, nil
+	c.capN, c.n, c.dlen = 0, 0, 0
+}
+
+// abandon drops a half-built batch.
+func (c *column) abandon() {
+	c.dropBuffers()
+	for _, ch := range c.children {
+		ch.abandon()
+	}
+}

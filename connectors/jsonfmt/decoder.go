@@ -1,0 +1,373 @@
+// Package jsonfmt is the JSON format shared by the Kafka source and
+// newline-delimited JSON files: the decode bridge from JSON records to
+// batches of a table's schema (seed 000's json_string_to_row_columnar), and
+// the encoder from batches back to JSON for sinks.
+//
+// The decoder walks each record once, writing straight into the Arrow
+// buffers of the schema's columns. A batch is born columnar when every
+// record is decoded faithfully; any record the walk cannot decide is handed
+// to the row decode (encoding/json), which is the authority: if the row
+// decode rejects it too it is a bad record (skipped or failed per
+// 'on-error'), otherwise the whole batch falls back to row form. A damper
+// stops trying columnar after 8 consecutive fallback batches and probes
+// every 64th.
+package jsonfmt
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// Reasons a record is bad, the keys of DecodeStats.Skipped.
+const (
+	ReasonMalformed = "malformed-json"
+	ReasonNotObject = "not-an-object"
+	ReasonType      = "type-mismatch"
+	ReasonMissing   = "missing-field"
+	ReasonEmpty     = "empty-record"
+)
+
+// RecordError is a bad record. Index is its position in the Decode call;
+// the caller adds where it came from (topic/partition/offset, file/line).
+type RecordError struct {
+	Index  int
+	Reason string
+	Column string
+	Err    error
+}
+
+func (e *RecordError) Error() string { return e.Err.Error() }
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// Options are the format's WITH options.
+type Options struct {
+	// FailOnMissing: 'json.fail-on-missing-field' = 'true'.
+	FailOnMissing bool
+	// SkipErrors: 'on-error' = 'skip' or 'json.ignore-parse-errors' = 'true'.
+	SkipErrors bool
+	// RowOnly: 'json.columnar-decode' = 'false' (row decode, row batches).
+	RowOnly bool
+}
+
+// OptionKeys are the WITH keys ParseOptions reads.
+var OptionKeys = []string{"json.fail-on-missing-field", "json.ignore-parse-errors", "on-error", "json.columnar-decode"}
+
+// IsOption reports whether key is one of the format's options.
+func IsOption(key string) bool {
+	for _, k := range OptionKeys {
+		if k == key {
+			return true
+		}
+	}
+	return strings.HasPrefix(key, "json.")
+}
+
+// ParseOptions reads the format options out of a table's WITH options.
+func ParseOptions(options map[string]string) (Options, error) {
+	var o Options
+	var err error
+	if o.FailOnMissing, err = boolOpt(options, "json.fail-on-missing-field", false); err != nil {
+		return o, err
+	}
+	ignore, err := boolOpt(options, "json.ignore-parse-errors", false)
+	if err != nil {
+		return o, err
+	}
+	columnar, err := boolOpt(options, "json.columnar-decode", true)
+	if err != nil {
+		return o, err
+	}
+	o.RowOnly = !columnar
+	switch v := strings.ToLower(strings.TrimSpace(options["on-error"])); v {
+	case "", "fail":
+		o.SkipErrors = ignore
+	case "skip":
+		o.SkipErrors = true
+	default:
+		return o, fmt.Errorf("option 'on-error' = '%s': want 'fail' or 'skip'", options["on-error"])
+	}
+	if o.FailOnMissing && ignore {
+		// Flink refuses the same combination.
+		return o, fmt.Errorf("options 'json.fail-on-missing-field' and 'json.ignore-parse-errors' cannot both be 'true'")
+	}
+	return o, nil
+}
+
+func boolOpt(options map[string]string, key string, def bool) (bool, error) {
+	v, ok := options[key]
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("option '%s' = '%s': want 'true' or 'false'", key, v)
+}
+
+// DecodeStats are a decoder's counters, for EXPLAIN ANALYZE.
+type DecodeStats struct {
+	Records         int64            // records decoded (kept)
+	ColumnarBatches int64            // batches born columnar
+	RowBatches      int64            // batches decoded to rows (fallback, damper or opt-out)
+	Fallbacks       int64            // columnar attempts abandoned for the row decode
+	DamperSkips     int64            // batches the damper sent straight to rows
+	DamperBackedOff bool             // the damper is currently holding columnar back
+	Skipped         map[string]int64 // bad records skipped, by reason
+}
+
+// Add merges o into s (a source sums its partitions' decoders).
+func (s *DecodeStats) Add(o DecodeStats) {
+	s.Records += o.Records
+	s.ColumnarBatches += o.ColumnarBatches
+	s.RowBatches += o.RowBatches
+	s.Fallbacks += o.Fallbacks
+	s.DamperSkips += o.DamperSkips
+	s.DamperBackedOff = s.DamperBackedOff || o.DamperBackedOff
+	for k, v := range o.Skipped {
+		if s.Skipped == nil {
+			s.Skipped = map[string]int64{}
+		}
+		s.Skipped[k] += v
+	}
+}
+
+// String renders the stats for EXPLAIN ANALYZE.
+func (s DecodeStats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "json decode: %d records, %d columnar / %d row batches, %d fallbacks, damper %s (%d skipped probes)",
+		s.Records, s.ColumnarBatches, s.RowBatches, s.Fallbacks, map[bool]string{true: "backed off", false: "open"}[s.DamperBackedOff], s.DamperSkips)
+	if len(s.Skipped) > 0 {
+		keys := make([]string, 0, len(s.Skipped))
+		for k := range s.Skipped {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString(", bad records skipped:")
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s=%d", k, s.Skipped[k])
+		}
+	}
+	return b.String()
+}
+
+// Result is one decoded batch. Exactly one of Rec and Rows is set when N > 0.
+type Result struct {
+	Rec  arrow.RecordBatch // born columnar; the caller owns it
+	Rows []exec.Row        // the row decode
+	N    int               // records kept
+	// Kept lists the indexes of the kept records when some were skipped;
+	// nil means all were kept (the caller aligns per-record metadata).
+	Kept []int
+}
+
+// Decoder decodes JSON records into batches of a schema. It is not safe for
+// concurrent use (one per partition); Stats may be read concurrently.
+type Decoder struct {
+	mem    memory.Allocator
+	schema *arrow.Schema
+	fields []arrow.Field
+	opts   Options
+	root   *column
+	walk   walker
+	damper exec.Damper
+
+	records, colBatches, rowBatches, fallbacks, damperSkips atomic.Int64
+	backedOff                                               atomic.Bool
+	skipMu                                                  sync.Mutex
+	skipped                                                 map[string]int64
+}
+
+// NewDecoder returns a decoder for schema's columns, matched to JSON fields
+// by exact name.
+func NewDecoder(mem memory.Allocator, schema *arrow.Schema, opts Options) (*Decoder, error) {
+	root, err := newColumn(arrow.Field{Name: "", Type: arrow.StructOf(schema.Fields()...)})
+	if err != nil {
+		return nil, err
+	}
+	root.setMem(mem)
+	return &Decoder{mem: mem, schema: schema, fields: schema.Fields(), opts: opts, root: root,
+		walk:   walker{failOnMissing: opts.FailOnMissing},
+		damper: exec.Damper{Threshold: 8, MinRows: 1, Probe: 64}, skipped: map[string]int64{}}, nil
+}
+
+// Schema is the decoded batches' schema.
+func (d *Decoder) Schema() *arrow.Schema { return d.schema }
+
+// Stats returns the decoder's counters.
+func (d *Decoder) Stats() DecodeStats {
+	s := DecodeStats{Records: d.records.Load(), ColumnarBatches: d.colBatches.Load(), RowBatches: d.rowBatches.Load(),
+		Fallbacks: d.fallbacks.Load(), DamperSkips: d.damperSkips.Load(), DamperBackedOff: d.backedOff.Load()}
+	d.skipMu.Lock()
+	for k, v := range d.skipped {
+		if s.Skipped == nil {
+			s.Skipped = map[string]int64{}
+		}
+		s.Skipped[k] = v
+	}
+	d.skipMu.Unlock()
+	return s
+}
+
+func (d *Decoder) skip(reason string) {
+	d.skipMu.Lock()
+	d.skipped[reason]++
+	d.skipMu.Unlock()
+	exec.Global.SkippedRecords.Add(1)
+}
+
+func blank(rec []byte) bool {
+	return skipWS(rec, 0) == len(rec)
+}
+
+// Decode decodes one batch of records (one JSON document each). A bad
+// record fails the call with a *RecordError (on-error = fail) or is skipped
+// and counted (skip). Blank records (Kafka tombstones) are skipped.
+func (d *Decoder) Decode(recs [][]byte) (Result, error) {
+	if len(recs) == 0 {
+		return Result{}, nil
+	}
+	if !d.opts.RowOnly {
+		if d.damper.Try() {
+			res, ok, err := d.decodeColumnar(recs)
+			if err != nil {
+				return Result{}, err
+			}
+			if ok {
+				d.damper.Observe(1)
+				d.backedOff.Store(d.damper.BackedOff())
+				d.colBatches.Add(1)
+				d.records.Add(int64(res.N))
+				return res, nil
+			}
+			d.damper.Observe(0)
+			d.backedOff.Store(d.damper.BackedOff())
+			d.fallbacks.Add(1)
+			exec.Global.DecodeFallbacks.Add(1)
+		} else {
+			d.damperSkips.Add(1)
+		}
+	}
+	res, err := d.decodeRows(recs)
+	if err != nil {
+		return Result{}, err
+	}
+	d.rowBatches.Add(1)
+	d.records.Add(int64(res.N))
+	return res, nil
+}
+
+// decodeColumnar runs the walk; ok is false when the batch must fall back.
+func (d *Decoder) decodeColumnar(recs [][]byte) (res Result, ok bool, err error) {
+	root := d.root
+	root.begin(len(recs))
+	var kept []int
+	var reasons []string // skips are counted only if the batch stays columnar
+	n := 0
+	for i, rec := range recs {
+		j := skipWS(rec, 0)
+		if j == len(rec) {
+			kept = keepUntil(kept, i)
+			reasons = append(reasons, ReasonEmpty)
+			continue
+		}
+		if rec[j] == '{' {
+			if j = d.walk.readObject(rec, j, root); j >= 0 && skipWS(rec, j) != len(rec) {
+				j = -1
+			}
+		} else {
+			j = -1
+		}
+		if j >= 0 {
+			n++
+			if kept != nil {
+				kept = append(kept, i)
+			}
+			continue
+		}
+		for _, ch := range root.children {
+			ch.truncate(n)
+		}
+		if _, rerr := d.decodeRow(rec); rerr == nil {
+			root.abandon()
+			return Result{}, false, nil // valid, but not decidable here: fall back
+		} else if !d.opts.SkipErrors {
+			root.abandon()
+			rerr.Index = i
+			return Result{}, false, rerr
+		} else {
+			kept = keepUntil(kept, i)
+			reasons = append(reasons, rerr.Reason)
+		}
+	}
+	for _, r := range reasons {
+		d.skip(r)
+	}
+	cols := make([]arrow.Array, len(root.children))
+	for c, ch := range root.children {
+		data := ch.finish()
+		cols[c] = array.MakeFromData(data)
+		data.Release()
+	}
+	root.dropBuffers()
+	rec := array.NewRecordBatch(d.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return Result{Rec: rec, N: n, Kept: kept}, true, nil
+}
+
+// drop skips record i, starting the kept list on the first skip.
+func (d *Decoder) drop(kept []int, i int, reason string) []int {
+	d.skip(reason)
+	return keepUntil(kept, i)
+}
+
+// keepUntil starts the kept list at the first skipped record i: every
+// record before it was kept.
+func keepUntil(kept []int, i int) []int {
+	if kept == nil {
+		kept = make([]int, i, i+16)
+		for k := range kept {
+			kept[k] = k
+		}
+	}
+	return kept
+}
+
+// decodeRows is the row decode of a whole batch.
+func (d *Decoder) decodeRows(recs [][]byte) (Result, error) {
+	rows := make([]exec.Row, 0, len(recs))
+	var kept []int
+	for i, rec := range recs {
+		if blank(rec) {
+			kept = d.drop(kept, i, ReasonEmpty)
+			continue
+		}
+		row, rerr := d.decodeRow(rec)
+		if rerr != nil {
+			if !d.opts.SkipErrors {
+				rerr.Index = i
+				return Result{}, rerr
+			}
+			kept = d.drop(kept, i, rerr.Reason)
+			continue
+		}
+		rows = append(rows, row)
+		if kept != nil {
+			kept = append(kept, i)
+		}
+	}
+	return Result{Rows: rows, N: len(rows), Kept: kept}, nil
+}

@@ -1,0 +1,458 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/connectors/jsonfmt"
+	"github.com/clink-sql/clink/exec"
+)
+
+// Source reads one topic. Each partition has its own decode goroutine (and
+// decoder, damper included); batches of one partition are emitted in
+// offset order, and a partition's offsets are committed to the group only
+// after the batch holding them has been emitted downstream.
+type Source struct {
+	t         *Table
+	cols      []int // output columns, indexes into the table schema
+	schema    *arrow.Schema
+	phys      *arrow.Schema // the decoded (non-metadata) output columns
+	batchSize int
+	progress  *exec.Progress
+
+	mu         sync.Mutex
+	decoders   map[int32]*jsonfmt.Decoder
+	commitErrs int64
+}
+
+// OpenSource is Open with the concrete type.
+func (t *Table) OpenSource(spec connectors.ScanSpec) (*Source, error) {
+	cols := spec.Columns
+	if cols == nil {
+		cols = allColumns(len(t.schema.Fields()))
+	}
+	fs := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		if c < 0 || c >= len(t.schema.Fields()) {
+			return nil, fmt.Errorf("kafka: topic '%s': scan column %d out of range", t.cfg.topic, c)
+		}
+		fs[i] = t.schema.Field(c)
+	}
+	bs := t.cfg.batchSize
+	if spec.BatchSize > 0 {
+		bs = spec.BatchSize
+	}
+	return &Source{t: t, cols: cols, schema: arrow.NewSchema(fs, nil), phys: t.physical(cols),
+		batchSize: bs, progress: spec.Progress, decoders: map[int32]*jsonfmt.Decoder{}}, nil
+}
+
+// Kind names the source in metrics and EXPLAIN.
+func (s *Source) Kind() string { return "kafka-source" }
+
+// Capabilities: batches are born columnar unless the decode falls back.
+func (s *Source) Capabilities() exec.Capabilities { return exec.Capabilities{EmitsColumnar: true} }
+
+// Schema is the emitted batches' schema.
+func (s *Source) Schema() *arrow.Schema { return s.schema }
+
+// Stats sums the partitions' decode counters, for EXPLAIN ANALYZE.
+func (s *Source) Stats() jsonfmt.DecodeStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out jsonfmt.DecodeStats
+	for _, d := range s.decoders {
+		out.Add(d.Stats())
+	}
+	return out
+}
+
+func (s *Source) decoder(p int32) (*jsonfmt.Decoder, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.decoders[p]; ok {
+		return d, nil
+	}
+	d, err := jsonfmt.NewDecoder(s.t.mem, s.phys, s.t.cfg.json)
+	if err != nil {
+		return nil, err
+	}
+	s.decoders[p] = d
+	return d, nil
+}
+
+// decoded is one partition batch ready to emit.
+type decoded struct {
+	p     int32
+	b     *exec.Batch // nil when every record was skipped
+	next  int64       // the offset after the batch's last record
+	maxTs int64       // max record timestamp, ms
+	done  bool        // the partition reached its bounded end
+	err   error
+}
+
+// Run reads until the bounded end, ctx ends or the consumer stops.
+func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
+	cfg := s.t.cfg
+	admCl, err := kgo.NewClient(kgo.SeedBrokers(cfg.brokers...))
+	if err != nil {
+		return fmt.Errorf("kafka: %w", err)
+	}
+	defer admCl.Close()
+	adm := kadm.NewClient(admCl)
+	starts, ends, err := s.offsets(ctx, adm)
+	if err != nil {
+		return err
+	}
+
+	live := map[int32]int64{} // partition -> max timestamp seen (ms), MinInt64 before any
+	assign := map[int32]kgo.Offset{}
+	for p, off := range starts {
+		if cfg.bounded && off >= ends[p] {
+			continue // nothing to read up to the bounded end
+		}
+		live[p] = minTs
+		assign[p] = kgo.NewOffset().At(off)
+	}
+	if len(assign) == 0 {
+		if cfg.bounded {
+			return emitEnd(ctx, out)
+		}
+	}
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.brokers...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.topic: assign}),
+		kgo.FetchMaxWait(250*time.Millisecond))
+	if err != nil {
+		return fmt.Errorf("kafka: %w", err)
+	}
+	defer cl.Close()
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan decoded, 2*len(assign)+2)
+	work := map[int32]chan []*kgo.Record{}
+	var wg sync.WaitGroup
+	for p := range assign {
+		ch := make(chan []*kgo.Record, 2)
+		work[p] = ch
+		wg.Add(1)
+		go func(p int32) {
+			defer wg.Done()
+			s.decodeLoop(runCtx, p, ch, results)
+		}(p)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.pollLoop(runCtx, cl, work, ends, results)
+	}()
+	defer func() {
+		cancel()
+		wg.Wait()
+		close(results)
+		for r := range results {
+			if r.b != nil {
+				r.b.Release()
+			}
+		}
+	}()
+
+	wm := exec.MinWatermark
+	for len(live) > 0 {
+		var r decoded
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case r = <-results:
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if r.b != nil {
+			err := out.Emit(ctx, r.b)
+			n := r.b.Len()
+			r.b.Release()
+			if errors.Is(err, exec.ErrStop) {
+				return nil // not committed: the consumer did not take all of it
+			}
+			if err != nil {
+				return err
+			}
+			if s.progress != nil {
+				s.progress.RowsRead.Add(int64(n))
+			}
+		}
+		if r.next >= 0 {
+			s.commit(ctx, adm, r.p, r.next)
+		}
+		if r.maxTs > live[r.p] {
+			live[r.p] = r.maxTs
+		}
+		if r.done {
+			delete(live, r.p)
+		}
+		if w := watermark(live); w > wm && len(live) > 0 {
+			wm = w
+			if err := out.EmitWatermark(ctx, wm); err != nil {
+				if errors.Is(err, exec.ErrStop) {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+	return emitEnd(ctx, out)
+}
+
+const minTs = -1 << 63
+
+// watermark is the min over live partitions of the max record timestamp
+// seen, in microseconds.
+func watermark(live map[int32]int64) int64 {
+	w := int64(exec.MaxWatermark)
+	for _, ts := range live {
+		if ts == minTs {
+			return exec.MinWatermark
+		}
+		w = min(w, ts)
+	}
+	return w * 1000
+}
+
+func emitEnd(ctx context.Context, out exec.Emitter) error {
+	if err := out.EmitWatermark(ctx, exec.MaxWatermark); err != nil && !errors.Is(err, exec.ErrStop) {
+		return err
+	}
+	return nil
+}
+
+// commit stores the group offset of an emitted batch. A failed commit is
+// counted, not fatal: at-least-once only re-reads a little more.
+func (s *Source) commit(ctx context.Context, adm *kadm.Client, p int32, next int64) {
+	if s.t.cfg.group == "" {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	var os kadm.Offsets
+	os.AddOffset(s.t.cfg.topic, p, next, -1)
+	if err := adm.CommitAllOffsets(cctx, s.t.cfg.group, os); err != nil {
+		s.mu.Lock()
+		s.commitErrs++
+		s.mu.Unlock()
+	}
+}
+
+// offsets resolves the start offset of every partition (and the end
+// offsets for a bounded scan).
+func (s *Source) offsets(ctx context.Context, adm *kadm.Client) (starts, ends map[int32]int64, err error) {
+	cfg := s.t.cfg
+	where := fmt.Sprintf("kafka topic '%s' on %v", cfg.topic, cfg.brokers)
+	endL, err := adm.ListEndOffsets(ctx, cfg.topic)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: listing offsets: %w", where, err)
+	}
+	if err := endL.Error(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	ends = map[int32]int64{}
+	for _, lo := range endL[cfg.topic] {
+		ends[lo.Partition] = lo.Offset
+	}
+	if len(ends) == 0 {
+		return nil, nil, fmt.Errorf("%s: topic not found", where)
+	}
+	startL, err := adm.ListStartOffsets(ctx, cfg.topic)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: listing offsets: %w", where, err)
+	}
+	earliest := map[int32]int64{}
+	for _, lo := range startL[cfg.topic] {
+		earliest[lo.Partition] = lo.Offset
+	}
+	starts = map[int32]int64{}
+	switch cfg.startup {
+	case StartEarliest:
+		starts = earliest
+	case StartLatest:
+		for p, o := range ends {
+			starts[p] = o
+		}
+	case StartTimestamp:
+		l, err := adm.ListOffsetsAfterMilli(ctx, cfg.startupMs, cfg.topic)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: listing offsets after %d: %w", where, cfg.startupMs, err)
+		}
+		for p := range ends {
+			starts[p] = ends[p]
+			if lo, ok := l.Lookup(cfg.topic, p); ok && lo.Err == nil && lo.Offset >= 0 {
+				starts[p] = lo.Offset
+			}
+		}
+	case StartGroup:
+		committed, err := adm.FetchOffsetsForTopics(ctx, cfg.group, cfg.topic)
+		if errors.Is(err, kerr.GroupIDNotFound) {
+			committed, err = nil, nil // a new group: nothing committed yet
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: fetching group '%s' offsets: %w", where, cfg.group, err)
+		}
+		for p := range ends {
+			if o, ok := committed.Lookup(cfg.topic, p); ok && o.Err == nil && o.At >= 0 {
+				starts[p] = max(o.At, earliest[p])
+				continue
+			}
+			switch cfg.reset {
+			case "earliest":
+				starts[p] = earliest[p]
+			case "latest":
+				starts[p] = ends[p]
+			default:
+				return nil, nil, fmt.Errorf("%s: group '%s' has no committed offset for partition %d and 'properties.auto.offset.reset' = 'none'", where, cfg.group, p)
+			}
+		}
+	}
+	return starts, ends, nil
+}
+
+// pollLoop fetches and hands each partition's records to its decoder in
+// batches, dropping what lies past a bounded end.
+func (s *Source) pollLoop(ctx context.Context, cl *kgo.Client, work map[int32]chan []*kgo.Record, ends map[int32]int64, results chan<- decoded) {
+	bounded := s.t.cfg.bounded
+	defer func() {
+		for _, ch := range work {
+			if ch != nil {
+				close(ch)
+			}
+		}
+	}()
+	open := len(work)
+	for open > 0 {
+		fs := cl.PollRecords(ctx, 4*s.batchSize)
+		if ctx.Err() != nil {
+			return
+		}
+		var fatal error
+		fs.EachError(func(topic string, p int32, err error) {
+			if errors.Is(err, context.Canceled) || kgoRetriable(err) {
+				return
+			}
+			if fatal == nil {
+				fatal = fmt.Errorf("kafka topic '%s' partition %d: %w", topic, p, err)
+			}
+		})
+		if fatal != nil {
+			select {
+			case results <- decoded{err: fatal}:
+			case <-ctx.Done():
+			}
+			return
+		}
+		fs.EachPartition(func(ftp kgo.FetchTopicPartition) {
+			ch, ok := work[ftp.Partition]
+			if !ok || ch == nil {
+				return
+			}
+			recs := ftp.Records
+			done := false
+			if bounded {
+				end := ends[ftp.Partition]
+				k := len(recs)
+				for k > 0 && recs[k-1].Offset >= end {
+					k--
+				}
+				recs = recs[:k]
+				done = len(ftp.Records) > k || (k > 0 && recs[k-1].Offset+1 >= end)
+			}
+			for len(recs) > 0 {
+				n := min(len(recs), s.batchSize)
+				select {
+				case ch <- recs[:n]:
+				case <-ctx.Done():
+					return
+				}
+				recs = recs[n:]
+			}
+			if done {
+				close(ch)
+				work[ftp.Partition] = nil
+				open--
+				cl.PauseFetchPartitions(map[string][]int32{s.t.cfg.topic: {ftp.Partition}})
+			}
+		})
+	}
+}
+
+// kgoRetriable reports fetch errors the client retries by itself (a broker
+// restarting, leadership moving).
+func kgoRetriable(err error) bool {
+	var re interface{ Retriable() bool }
+	if errors.As(err, &re) && re.Retriable() {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// decodeLoop decodes one partition's record batches in order.
+func (s *Source) decodeLoop(ctx context.Context, p int32, in <-chan []*kgo.Record, results chan<- decoded) {
+	dec, err := s.decoder(p)
+	send := func(r decoded) bool {
+		select {
+		case results <- r:
+			return true
+		case <-ctx.Done():
+			if r.b != nil {
+				r.b.Release()
+			}
+			return false
+		}
+	}
+	if err != nil {
+		send(decoded{p: p, err: err})
+		return
+	}
+	values := make([][]byte, 0, s.batchSize)
+	for recs := range in {
+		values = values[:0]
+		maxTs := int64(minTs)
+		for _, r := range recs {
+			values = append(values, r.Value)
+			maxTs = max(maxTs, r.Timestamp.UnixMilli())
+		}
+		res, err := dec.Decode(values)
+		last := recs[len(recs)-1]
+		if err != nil {
+			var re *jsonfmt.RecordError
+			if errors.As(err, &re) {
+				r := recs[re.Index]
+				err = fmt.Errorf("kafka topic '%s' partition %d offset %d: %w (set 'on-error' = 'skip' to skip bad records)", r.Topic, r.Partition, r.Offset, err)
+			}
+			send(decoded{p: p, err: err})
+			return
+		}
+		b, err := s.assemble(res, recs)
+		if err != nil {
+			send(decoded{p: p, err: err})
+			return
+		}
+		if !send(decoded{p: p, b: b, next: last.Offset + 1, maxTs: maxTs}) {
+			return
+		}
+	}
+	// The poll loop closes a partition's input at its bounded end (or at
+	// shutdown, when this send is dropped).
+	send(decoded{p: p, next: -1, maxTs: minTs, done: true})
+}

@@ -1,0 +1,360 @@
+package explain
+
+import (
+	"time"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/plan"
+)
+
+// SchemaVersion is the version of the Document layout. It changes when a
+// field changes meaning or goes away; new optional fields do not bump it.
+const SchemaVersion = 1
+
+// Document is everything EXPLAIN [ANALYZE] shows, as one value: the text
+// renderer renders it, FORMAT JSON marshals it, the notebook kernel draws it.
+// See doc.go for the meaning of every field.
+type Document struct {
+	Version  int      `json:"version"`
+	Analyze  bool     `json:"analyze"`
+	Bounded  bool     `json:"bounded"`
+	Switches Switches `json:"switches"`
+	// Root is the ID of the result sink, the top of the tree.
+	Root int `json:"root"`
+	// Stages are in ID order; Inputs link them into the tree.
+	Stages []Stage `json:"stages"`
+	Totals *Totals `json:"totals,omitempty"`
+}
+
+// Switches are the A/B switches in force, each as the reason text EXPLAIN
+// prints where it changed a decision ("" when off).
+type Switches struct {
+	DisableColumnar       string `json:"disable_columnar,omitempty"`
+	DisableColumnarOutput string `json:"disable_columnar_output,omitempty"`
+}
+
+// Stage is one node of the physical plan.
+type Stage struct {
+	ID       int    `json:"id"`
+	Operator string `json:"operator"`
+	Kind     string `json:"kind"`
+	Args     string `json:"args,omitempty"`
+	Inputs   []int  `json:"inputs,omitempty"`
+	Source   bool   `json:"source,omitempty"`
+	// Parallelism is the number of parallel subtasks; counters are summed
+	// over them.
+	Parallelism int `json:"parallelism"`
+	// Ingests is "columnar" or "rows" (empty for a source); IngestsReason
+	// says why a columnar-capable stage ingests rows.
+	Ingests       string   `json:"ingests,omitempty"`
+	IngestsReason string   `json:"ingests_reason,omitempty"`
+	Emits         string   `json:"emits"`
+	Gate          *Gate    `json:"gate,omitempty"`
+	Scan          *Scan    `json:"scan,omitempty"`
+	Runtime       *Runtime `json:"runtime,omitempty"`
+}
+
+// Gate is the planner's decision on a stage's output.
+type Gate struct {
+	Columnar bool   `json:"columnar"`
+	Reason   string `json:"reason"`
+	Cause    string `json:"cause,omitempty"`
+}
+
+// Scan is what a source was given and what it did with it.
+type Scan struct {
+	Columns []string `json:"columns,omitempty"`
+	// SkipFilters is the predicate the source uses to skip row groups;
+	// set only for sources that do skip (Parquet).
+	SkipFilters      []string `json:"skip_filters,omitempty"`
+	RowGroupsTotal   *int     `json:"row_groups_total,omitempty"`
+	RowGroupsSkipped *int     `json:"row_groups_skipped,omitempty"`
+	// IgnoredFilters were offered to a source that does not use them.
+	IgnoredFilters []string `json:"ignored_filters,omitempty"`
+}
+
+// Runtime are a stage's counters after EXPLAIN ANALYZE.
+type Runtime struct {
+	RowsIn              int64   `json:"rows_in"`
+	BatchesIn           int64   `json:"batches_in"`
+	BatchesInColumnar   int64   `json:"batches_in_columnar"`
+	BatchesInRows       int64   `json:"batches_in_rows"`
+	BatchesColumnarPath int64   `json:"batches_columnar_path"`
+	RowsOut             int64   `json:"rows_out"`
+	BatchesOut          int64   `json:"batches_out"`
+	BatchesOutColumnar  int64   `json:"batches_out_columnar"`
+	BatchesOutRows      int64   `json:"batches_out_rows"`
+	BatchesMaterialized int64   `json:"batches_materialized"`
+	RowsMaterialized    int64   `json:"rows_materialized"`
+	ColumnarEmits       int64   `json:"columnar_emits"`
+	HeldBackEmits       int64   `json:"held_back_emits"`
+	DecodeFallbacks     int64   `json:"decode_fallbacks"`
+	SkippedRecords      int64   `json:"skipped_records"`
+	WatermarksIn        int64   `json:"watermarks_in"`
+	Damper              *Damper `json:"damper,omitempty"`
+	Counters            []Count `json:"counters,omitempty"`
+	ElapsedNanos        int64   `json:"elapsed_ns"`
+	Started             bool    `json:"started"`
+	Finished            bool    `json:"finished"`
+}
+
+// Damper is the state of a stage's dampers (one per subtask) at the end
+// of the run.
+type Damper struct {
+	Subtasks          int `json:"subtasks"`
+	BackedOffSubtasks int `json:"backed_off_subtasks"`
+	SmallRun          int `json:"small_run"` // longest current run of small emissions
+	Threshold         int `json:"threshold"`
+	MinRows           int `json:"min_rows"`
+	Probe             int `json:"probe"`
+}
+
+// Count is an operator's own named counter.
+type Count struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+// Totals summarise an EXPLAIN ANALYZE run.
+type Totals struct {
+	Rows         int64  `json:"rows"`
+	ElapsedNanos int64  `json:"elapsed_ns"`
+	End          string `json:"end"`
+	// What this query materialised (the sum over its stages).
+	BatchesMaterialized int64 `json:"batches_materialized"`
+	RowsMaterialized    int64 `json:"rows_materialized"`
+	// The process-wide counters (exec.Global) after the run.
+	ProcessBatchesMaterialized int64 `json:"process_batches_materialized"`
+	ProcessRowsMaterialized    int64 `json:"process_rows_materialized"`
+}
+
+// How a run ended (Totals.End).
+const (
+	EndFinished  = "finished"  // every source ended
+	EndLimit     = "limit"     // an unbounded query stopped at its LIMIT
+	EndCancelled = "cancelled" // the user cancelled (Ctrl-C, interrupt)
+	EndDuration  = "duration"  // the statement's DURATION bound passed
+)
+
+// Report is what the caller measured around an EXPLAIN ANALYZE run. The
+// stage counters are read from the plan itself.
+type Report struct {
+	Elapsed time.Duration
+	Rows    int64 // result rows
+	End     string
+	// Process-wide counters after the run (exec.Global).
+	ProcessBatchesMaterialized int64
+	ProcessRowsMaterialized    int64
+}
+
+// NewReport reads the process-wide counters into a report.
+func NewReport(elapsed time.Duration, rows int64, end string) *Report {
+	return &Report{Elapsed: elapsed, Rows: rows, End: end,
+		ProcessBatchesMaterialized: exec.Global.BatchesMaterialized.Load(),
+		ProcessRowsMaterialized:    exec.Global.RowsMaterialized.Load()}
+}
+
+// skipper is a source that uses its filters to skip row groups (Parquet).
+// A source without it ignores the filters, and EXPLAIN does not claim
+// skipping for it.
+type skipper interface {
+	Filters() []connectors.ColumnFilter
+	RowGroups() (total, skipped int)
+}
+
+// BuildDocument collects p (and, after an EXPLAIN ANALYZE run, the stage
+// counters and r) into a Document. With r nil it describes the plan only.
+func BuildDocument(p *plan.Physical, r *Report) *Document {
+	doc := &Document{Version: SchemaVersion, Analyze: r != nil, Bounded: p.Bounded, Root: p.Root.ID}
+	doc.Switches = switches(p)
+	for _, s := range p.Stages {
+		doc.Stages = append(doc.Stages, stage(p, s, doc.Switches, r != nil))
+	}
+	sortStages(doc.Stages)
+	if r != nil {
+		t := &Totals{Rows: r.Rows, ElapsedNanos: int64(r.Elapsed), End: r.End,
+			ProcessBatchesMaterialized: r.ProcessBatchesMaterialized,
+			ProcessRowsMaterialized:    r.ProcessRowsMaterialized}
+		for _, s := range doc.Stages {
+			t.BatchesMaterialized += s.Runtime.BatchesMaterialized
+			t.RowsMaterialized += s.Runtime.RowsMaterialized
+		}
+		doc.Totals = t
+	}
+	return doc
+}
+
+func switches(p *plan.Physical) Switches {
+	var sw Switches
+	if p.Options.DisableColumnar {
+		sw.DisableColumnar = plan.ReasonDisabledColumnar
+		if !p.EnvSwitches.DisableColumnar {
+			sw.DisableColumnar = "disabled: SET 'columnar' = 'off'"
+		}
+	}
+	if p.Options.DisableColumnarOutput {
+		sw.DisableColumnarOutput = plan.ReasonDisabledOutput
+		if !p.EnvSwitches.DisableColumnarOutput {
+			sw.DisableColumnarOutput = "disabled: SET 'columnar.output' = 'off'"
+		}
+	}
+	return sw
+}
+
+func sortStages(st []Stage) {
+	for i := 1; i < len(st); i++ {
+		for j := i; j > 0 && st[j].ID < st[j-1].ID; j-- {
+			st[j], st[j-1] = st[j-1], st[j]
+		}
+	}
+}
+
+func stage(p *plan.Physical, s *plan.Stage, sw Switches, analyze bool) Stage {
+	out := Stage{ID: s.ID, Operator: s.Op, Args: s.Detail, Emits: string(s.Output), Source: s.Source != nil}
+	for _, c := range s.Children {
+		out.Inputs = append(out.Inputs, c.ID)
+	}
+	ins := instances(s)
+	out.Parallelism = len(ins)
+	switch {
+	case s.Exec != nil && s.Exec.Op != nil:
+		out.Kind = s.Exec.Op.Kind()
+	case s.Source != nil:
+		out.Kind = s.Source.Kind()
+	}
+	if !out.Source {
+		out.Ingests = "rows"
+		if s.Caps.IngestsColumnar {
+			out.Ingests = "columnar"
+			if p.Options.DisableColumnar {
+				out.Ingests, out.IngestsReason = "rows", sw.DisableColumnar
+			}
+		}
+	}
+	if g := s.Gate; g != nil {
+		out.Gate = &Gate{Columnar: g.Columnar, Reason: g.Reason, Cause: g.Cause}
+	}
+	if out.Source {
+		out.Scan = scan(s, ins)
+	}
+	if analyze && len(ins) > 0 {
+		out.Runtime = runtime(s, ins)
+	}
+	return out
+}
+
+// instances are the stage's parallel subtasks (at least its one stage).
+func instances(s *plan.Stage) []*exec.Stage {
+	if len(s.Instances) > 0 {
+		return s.Instances
+	}
+	if s.Exec != nil {
+		return []*exec.Stage{s.Exec}
+	}
+	return nil
+}
+
+func scan(s *plan.Stage, ins []*exec.Stage) *Scan {
+	sc := &Scan{Columns: s.Columns}
+	if _, ok := s.Source.(skipper); ok {
+		// Each split plans its own row groups; together they cover the table.
+		var total, skipped int
+		used := false
+		for _, in := range ins {
+			sk, ok := in.Src.(skipper)
+			if !ok {
+				continue
+			}
+			t, k := sk.RowGroups()
+			total += t
+			skipped += k
+			used = used || len(sk.Filters()) > 0
+		}
+		sc.RowGroupsTotal, sc.RowGroupsSkipped = &total, &skipped
+		if used {
+			sc.SkipFilters = s.Filters
+		}
+	} else {
+		sc.IgnoredFilters = s.Filters
+	}
+	if sc.Columns == nil && sc.SkipFilters == nil && sc.IgnoredFilters == nil && sc.RowGroupsTotal == nil {
+		return nil
+	}
+	return sc
+}
+
+func runtime(s *plan.Stage, ins []*exec.Stage) *Runtime {
+	rt := &Runtime{Started: true, Finished: true}
+	var d *Damper
+	for _, in := range ins {
+		st := &in.Stats
+		rt.RowsIn += st.RowsIn.Load()
+		rt.BatchesIn += st.BatchesIn.Load()
+		rt.BatchesInColumnar += st.BatchesInColumnar.Load()
+		rt.BatchesInRows += st.BatchesInRows.Load()
+		rt.BatchesColumnarPath += st.BatchesColumnarPath.Load()
+		rt.RowsOut += st.RowsOut.Load()
+		rt.BatchesOut += st.BatchesOut.Load()
+		rt.BatchesOutColumnar += st.BatchesOutColumnar.Load()
+		rt.BatchesOutRows += st.BatchesOutRows.Load()
+		rt.BatchesMaterialized += st.BatchesMaterialized.Load()
+		rt.RowsMaterialized += st.RowsMaterialized.Load()
+		rt.HeldBackEmits += st.HeldBackEmits.Load()
+		rt.DecodeFallbacks += st.DecodeFallbacks.Load()
+		rt.SkippedRecords += st.SkippedRecords.Load()
+		rt.WatermarksIn += st.WatermarksIn.Load()
+		// Subtasks run side by side: the stage's time is the busiest one's.
+		rt.ElapsedNanos = max(rt.ElapsedNanos, st.Nanos.Load())
+		rt.Started = rt.Started && st.Started.Load()
+		rt.Finished = rt.Finished && st.Finished.Load()
+
+		var rep exec.Reporter
+		if in.Op != nil {
+			rep, _ = in.Op.(exec.Reporter)
+		} else if in.Src != nil {
+			rep, _ = in.Src.(exec.Reporter)
+		}
+		emits := st.ColumnarEmits.Load()
+		if s.Output == plan.OutBornColumnar {
+			// A born-columnar stage builds every columnar batch it emits.
+			emits = max(emits, st.BatchesOutColumnar.Load())
+		}
+		if rep != nil {
+			r := rep.Report()
+			emits = max(emits, r.ColumnarEmits)
+			rt.HeldBackEmits += r.HeldBackEmits
+			rt.DecodeFallbacks += r.DecodeFallbacks
+			rt.SkippedRecords += r.SkippedRecords
+			if ds := r.Damper; ds != nil {
+				if d == nil {
+					d = &Damper{Threshold: ds.Threshold, MinRows: ds.MinRows, Probe: ds.Probe}
+				}
+				d.Subtasks++
+				if ds.BackedOff {
+					d.BackedOffSubtasks++
+				}
+				d.SmallRun = max(d.SmallRun, ds.SmallRun)
+			}
+			rt.Counters = addCounts(rt.Counters, r.Counters)
+		}
+		rt.ColumnarEmits += emits
+	}
+	rt.Damper = d
+	return rt
+}
+
+// addCounts sums named counters over subtasks, keeping first-seen order.
+func addCounts(into []Count, add []exec.NamedCount) []Count {
+next:
+	for _, c := range add {
+		for i := range into {
+			if into[i].Name == c.Name {
+				into[i].Value += c.Value
+				continue next
+			}
+		}
+		into = append(into, Count{Name: c.Name, Value: c.Value})
+	}
+	return into
+}

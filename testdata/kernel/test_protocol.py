@@ -1,0 +1,320 @@
+"""clink's own protocol checks: signatures, aborts, interrupts, restart,
+live updates. Each test drives the real kernel through jupyter_client (and
+raw pyzmq sockets where a client library would refuse to misbehave)."""
+import hashlib
+import hmac
+import json
+import signal
+import threading
+import time
+import unittest
+import uuid
+
+import zmq
+
+import kernel_harness as h
+
+
+class ProtocolTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = h.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        h.stop(cls.km, cls.kc)
+
+    def setUp(self):
+        h.drain_iopub(self.kc, 0.05)
+
+    # --- signatures and framing -------------------------------------------
+
+    def raw_socket(self):
+        ci = self.km.get_connection_info()
+        ctx = zmq.Context.instance()
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.IDENTITY, b"raw-" + uuid.uuid4().hex.encode())
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(f"tcp://{ci['ip']}:{ci['shell_port']}")
+        return s, ci["key"] if isinstance(ci["key"], bytes) else ci["key"].encode()
+
+    @staticmethod
+    def frames(msg_type, key=None, sig=None):
+        msg_id = str(uuid.uuid4())
+        header = json.dumps({"msg_id": msg_id, "session": "raw", "username": "t",
+                             "date": "2024-01-01T00:00:00.000000Z", "msg_type": msg_type,
+                             "version": "5.3"}).encode()
+        parts = [header, b"{}", b"{}", b"{}"]
+        if sig is None:
+            mac = hmac.new(key, digestmod=hashlib.sha256)
+            for p in parts:
+                mac.update(p)
+            sig = mac.hexdigest().encode()
+        return msg_id, [b"<IDS|MSG>", sig] + parts
+
+    def replies(self, sock, wait):
+        got = []
+        poller = zmq.Poller()
+        poller.register(sock, zmq.POLLIN)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if poller.poll(100):
+                fr = sock.recv_multipart()
+                i = fr.index(b"<IDS|MSG>")
+                got.append(json.loads(fr[i + 3]))  # parent header
+        return got
+
+    def test_bad_signatures_truncated_and_replayed_are_dropped(self):
+        sock, key = self.raw_socket()
+        try:
+            bad = []
+            mid, fr = self.frames("kernel_info_request", sig=b"")  # unsigned
+            bad.append(mid); sock.send_multipart(fr)
+            mid, fr = self.frames("kernel_info_request", key=b"wrong key")
+            bad.append(mid); sock.send_multipart(fr)
+            mid, fr = self.frames("kernel_info_request", key=key)
+            bad.append(mid); sock.send_multipart(fr[:4])  # truncated: 2 parts after the signature
+            mid, fr = self.frames("kernel_info_request", key=key)
+            bad.append(mid); sock.send_multipart([b"<IDS|MSG>"])  # nothing at all
+            good, fr = self.frames("kernel_info_request", key=key)
+            sock.send_multipart(fr)
+            sock.send_multipart(fr)  # replay of a valid message
+            parents = [p.get("msg_id") for p in self.replies(sock, 2.0)]
+            self.assertEqual(parents, [good], "exactly one reply, to the valid message")
+            # And the kernel still serves a real client.
+            self.kc.kernel_info()
+            reply = self.kc.get_shell_msg(timeout=h.TIMEOUT)
+            self.assertEqual(reply["content"]["implementation"], "clink")
+            # No busy/idle was published for a dropped message.
+            time.sleep(0.2)
+            while True:
+                try:
+                    m = self.kc.get_iopub_msg(timeout=0.2)
+                except Exception:
+                    break
+                self.assertNotIn(m["parent_header"].get("msg_id"), bad)
+        finally:
+            sock.close()
+
+    def test_reply_headers(self):
+        msg_id = self.kc.kernel_info()
+        reply = h.shell_reply(self.kc, msg_id)
+        hdr = reply["header"]
+        self.assertEqual(hdr["version"], "5.3")
+        uuid.UUID(hdr["msg_id"])
+        li = reply["content"]["language_info"]
+        self.assertEqual((li["name"], li["mimetype"], li["file_extension"]), ("sql", "text/x-sql", ".sql"))
+        states = [m["content"]["execution_state"] for m in h.of_type(h.collect(self.kc, msg_id), "status")]
+        self.assertEqual(states, ["busy", "idle"])
+
+    # --- execution --------------------------------------------------------
+
+    def test_execution_count_and_error(self):
+        r1, _ = h.run(self.kc, "SELECT 1;")
+        n = r1["content"]["execution_count"]
+        r2, msgs = h.run(self.kc, "SELECT 1 FROM no_such_table;")
+        self.assertEqual(r2["content"]["status"], "error")
+        self.assertEqual(r2["content"]["execution_count"], n + 1)
+        errs = h.of_type(msgs, "error")
+        self.assertEqual(len(errs), 1)
+        self.assertEqual(errs[0]["content"]["ename"], "SQLError")
+        self.assertIn("no_such_table", errs[0]["content"]["evalue"])
+        r3, msgs = h.run(self.kc, "SELECT 2;", silent=True)
+        self.assertEqual(r3["content"]["execution_count"], n + 1, "silent does not count")
+        self.assertEqual([m["msg_type"] for m in msgs], ["status", "status"], "silent publishes no output")
+        r4, _ = h.run(self.kc, "SELECT 2;", store_history=False)
+        self.assertEqual(r4["content"]["execution_count"], n + 1)
+
+    def test_error_position_in_cell(self):
+        _, msgs = h.run(self.kc, "SELECT 1;\nSELECT nope\n  FROM bid;")
+        tb = "\n".join(h.of_type(msgs, "error")[0]["content"]["traceback"])
+        self.assertIn("cell line 2, column 8", tb)
+        self.assertIn("SELECT nope\n           ^", tb)
+
+    def test_queued_cells_aborted_after_error(self):
+        # The first cell streams for a second, then fails; the two cells
+        # queued behind it meanwhile must be aborted, not run.
+        first = self.kc.execute("-- clink: rows=1500\nSELECT auction FROM bid;\nSELECT * FROM missing;")
+        second = self.kc.execute("SELECT 'second';")
+        third = self.kc.execute("SELECT 'third';")
+        r1 = h.shell_reply(self.kc, first)
+        r2 = h.shell_reply(self.kc, second)
+        r3 = h.shell_reply(self.kc, third)
+        self.assertEqual(r1["content"]["status"], "error")
+        self.assertEqual(r2["content"]["status"], "aborted")
+        self.assertEqual(r3["content"]["status"], "aborted")
+        self.assertIn("execution_count", r2["content"])
+        # The aborted cells produced no output, only busy/idle.
+        self.assertEqual([m["msg_type"] for m in h.collect(self.kc, second)], ["status", "status"])
+        # A cell sent after the failure runs.
+        r4, _ = h.run(self.kc, "SELECT 'after';")
+        self.assertEqual(r4["content"]["status"], "ok")
+
+    def test_stop_on_error_false_keeps_queue(self):
+        first = self.kc.execute("SELECT * FROM missing;", stop_on_error=False)
+        second = self.kc.execute("SELECT 'second';")
+        self.assertEqual(h.shell_reply(self.kc, first)["content"]["status"], "error")
+        self.assertEqual(h.shell_reply(self.kc, second)["content"]["status"], "ok")
+
+    def ping(self, sock):
+        sock.send(b"ping")
+        if not sock.poll(3000):
+            raise AssertionError("heartbeat did not answer within 3s")
+        self.assertEqual(sock.recv(), b"ping")
+
+    def interrupt_streaming(self, interrupt):
+        ci = self.km.get_connection_info()
+        hb = zmq.Context.instance().socket(zmq.REQ)
+        hb.setsockopt(zmq.LINGER, 0)
+        hb.connect(f"tcp://{ci['ip']}:{ci['hb_port']}")
+        try:
+            msg_id = self.kc.execute("SELECT * FROM bid;")
+            # Wait until the query is streaming (its live display is up).
+            while True:
+                m = self.kc.get_iopub_msg(timeout=h.TIMEOUT)
+                if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "display_data":
+                    break
+            for _ in range(3):  # the heartbeat beats while the query runs
+                self.ping(hb)
+                time.sleep(0.2)
+            interrupt()
+            reply = h.shell_reply(self.kc, msg_id)
+            self.assertEqual(reply["content"]["status"], "error")
+            self.assertEqual(reply["content"]["ename"], "Interrupted")
+            errs = h.of_type(h.collect(self.kc, msg_id), "error")
+            self.assertEqual([e["content"]["ename"] for e in errs], ["Interrupted"])
+            self.ping(hb)
+            r, _ = h.run(self.kc, "SELECT 'still alive';")
+            self.assertEqual(r["content"]["status"], "ok")
+        finally:
+            hb.close()
+
+    def test_interrupt_message_during_streaming_query(self):
+        self.interrupt_streaming(self.km.interrupt_kernel)
+
+    def test_sigint_interrupts_query_not_kernel(self):
+        self.interrupt_streaming(lambda: self.km.signal_kernel(signal.SIGINT))
+
+    def test_live_updates(self):
+        reply, msgs = h.run(self.kc, "-- clink: duration=1500ms\nSELECT auction, price FROM bid;")
+        self.assertEqual(reply["content"]["status"], "ok")
+        kinds = [m["msg_type"] for m in msgs]
+        self.assertEqual(kinds[-1], "status")
+        disp = h.of_type(msgs, "display_data")
+        self.assertEqual(len(disp), 1)
+        did = disp[0]["content"]["transient"]["display_id"]
+        ups = h.of_type(msgs, "update_display_data")
+        self.assertGreaterEqual(len(ups), 3)
+        self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
+        self.assertLess(kinds.index("display_data"), kinds.index("update_display_data"))
+        final = ups[-1]["content"]["data"]
+        self.assertIn("stopped at duration=1.5s", final["text/plain"])
+        self.assertIn("<table", final["text/html"])
+        # The tail shows at most 20 rows: header, rule, rows, footer.
+        self.assertLessEqual(len(final["text/plain"].splitlines()), 23)
+
+    def test_rows_bound(self):
+        reply, msgs = h.run(self.kc, "-- clink: rows=7\nSELECT auction FROM bid;")
+        self.assertEqual(reply["content"]["status"], "ok")
+        final = h.of_type(msgs, "update_display_data")[-1]["content"]["data"]["text/plain"]
+        self.assertIn("(7 rows (stopped at rows=7))", final)
+
+    def test_bounded_result_rendering(self):
+        reply, msgs = h.run(self.kc, "SELECT '<b>x</b>' AS s, CAST(NULL AS VARCHAR) AS n, 'NULL' AS t;")
+        res = h.of_type(msgs, "execute_result")
+        self.assertEqual(len(res), 1)
+        data = res[0]["content"]["data"]
+        self.assertIn("&lt;b&gt;x&lt;/b&gt;", data["text/html"])
+        self.assertNotIn("<b>x</b>", data["text/html"])
+        self.assertIn('<span class="null">NULL</span>', data["text/html"])
+        self.assertIn("<td>NULL</td>", data["text/html"], "the string 'NULL' is not drawn as NULL")
+        self.assertEqual(res[0]["content"]["execution_count"], reply["content"]["execution_count"])
+
+    def test_row_cap(self):
+        _, msgs = h.run(self.kc, "-- clink: max_rows=5\nSELECT * FROM 'testdata/parquet/duckdb_types.parquet';")
+        text = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"]
+        self.assertIn("600 rows, 595 more rows not shown", text)
+        _, msgs = h.run(self.kc, "SET 'kernel.max_rows' = '3';\nSELECT * FROM 'testdata/parquet/duckdb_types.parquet';")
+        self.assertIn("kernel.max_rows", h.of_type(msgs, "stream")[0]["content"]["text"])
+        html = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/html"]
+        self.assertEqual(html.count("<tr>"), 4)  # header + 3 rows
+        self.assertIn("597 more rows not shown", html)
+        h.run(self.kc, "SET 'kernel.max_rows' = '1000';")
+
+    def test_nan_and_infinity_arrive(self):
+        reply, msgs = h.run(self.kc, "SELECT CAST('NaN' AS DOUBLE) AS a, CAST('Infinity' AS DOUBLE) AS b, -CAST('Infinity' AS DOUBLE) AS c;")
+        if reply["content"]["status"] != "ok":
+            self.fail(f"engine refused NaN literals: {reply['content'].get('evalue')}")
+        text = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"]
+        self.assertIn("NaN", text)
+        self.assertIn("Inf", text)
+
+    def test_chart_is_json_object(self):
+        reply, msgs = h.run(self.kc, "-- clink: chart=line x=id y=f64\nSELECT id, f64 FROM 'testdata/parquet/duckdb_types.parquet' LIMIT 10;")
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        d = h.of_type(msgs, "display_data")[0]["content"]["data"]
+        spec = d["application/vnd.vegalite.v5+json"]
+        self.assertIsInstance(spec, dict)
+        self.assertEqual(spec["mark"]["type"], "line")
+        self.assertEqual(len(spec["data"]["values"]), 10)
+        self.assertIn("text/plain", d)
+
+    def test_bad_option_is_an_error(self):
+        reply, msgs = h.run(self.kc, "-- clink: durration=5s\nSELECT 1;")
+        self.assertEqual(reply["content"]["ename"], "OptionError")
+        self.assertIn("durration", reply["content"]["evalue"])
+
+    def test_statement_ack_and_explain(self):
+        _, msgs = h.run(self.kc, "CREATE TABLE IF NOT EXISTS b10 WITH ('connector'='nexmark','table'='bid','events.num'='10');")
+        self.assertIn("b10", h.of_type(msgs, "stream")[0]["content"]["text"])
+        _, msgs = h.run(self.kc, "EXPLAIN ANALYZE SELECT auction FROM b10;")
+        d = h.of_type(msgs, "display_data")[0]["content"]["data"]
+        self.assertIn("Scan", d["text/plain"])
+        self.assertTrue(d["text/html"].startswith("<pre"))
+
+    def test_comm_and_completion_details(self):
+        msg_id = self.kc.comm_info()
+        self.assertEqual(h.shell_reply(self.kc, msg_id)["content"]["comms"], {})
+        # Cursor counted in code points: 'é' is one.
+        msg_id = self.kc.complete("SELECT 'é' FROM bi", cursor_pos=len("SELECT 'é' FROM bi"))
+        c = h.shell_reply(self.kc, msg_id)["content"]
+        self.assertEqual(c["matches"], ["bid"])
+        self.assertEqual((c["cursor_start"], c["cursor_end"]), (16, 18))
+        msg_id = self.kc.complete("SELECT pri", cursor_pos=9999)  # clamped
+        self.assertEqual(h.shell_reply(self.kc, msg_id)["content"]["cursor_end"], 10)
+        msg_id = self.kc.inspect("SELECT coalesce(a, b)", cursor_pos=10)
+        c = h.shell_reply(self.kc, msg_id)["content"]
+        self.assertTrue(c["found"])
+        self.assertIn("coalesce(", c["data"]["text/plain"])
+        msg_id = self.kc.inspect("SELECT zzz", cursor_pos=9)
+        self.assertFalse(h.shell_reply(self.kc, msg_id)["content"]["found"])
+
+
+class RestartTests(unittest.TestCase):
+    def test_restart_on_same_ports(self):
+        km, kc = h.start()
+        try:
+            before = km.get_connection_info()
+            pid = km.provisioner.pid if hasattr(km, "provisioner") and km.provisioner else None
+            r, _ = h.run(kc, "SELECT 'before';")
+            self.assertEqual(r["content"]["status"], "ok")
+            km.restart_kernel(now=False)
+            after = km.get_connection_info()
+            for p in ("shell_port", "iopub_port", "stdin_port", "hb_port", "control_port"):
+                self.assertEqual(before[p], after[p])
+            if pid is not None:
+                self.assertNotEqual(pid, km.provisioner.pid)
+            kc.stop_channels()
+            kc = km.client()
+            kc.start_channels()
+            kc.wait_for_ready(timeout=h.TIMEOUT)
+            r, _ = h.run(kc, "SELECT 'after';")
+            self.assertEqual(r["content"]["status"], "ok")
+            self.assertEqual(r["content"]["execution_count"], 1, "a fresh kernel")
+        finally:
+            h.stop(km, kc)
+        self.assertFalse(km.is_alive())
+
+
+if __name__ == "__main__":
+    unittest.main()
