@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/clink-sql/clink/metrics"
 	"io"
 	"os"
 	"os/signal"
@@ -24,12 +25,6 @@ import (
 
 // version is set at build time: -ldflags "-X main.version=v0.1.0".
 var version = "dev"
-
-// startMetricsServer is the /metrics hook. The metrics work sets it from an
-// init function in its own file of this package; it must serve Prometheus
-// text on addr in the background until ctx ends. While it is nil,
-// --metrics-addr is accepted and a notice says nothing is served.
-var startMetricsServer func(ctx context.Context, addr string) error
 
 // Exit codes.
 const (
@@ -127,12 +122,13 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	ctx, stopCtx := context.WithCancel(context.Background())
 	defer stopCtx()
 	if o.metricsAddr != "" {
-		if startMetricsServer == nil {
-			fmt.Fprintf(stderr, "clinksh: --metrics-addr %s: /metrics is not served by this build\n", o.metricsAddr)
-		} else if err := startMetricsServer(ctx, o.metricsAddr); err != nil {
+		// Served until the shell exits, on its own mux (package metrics).
+		addr, err := metrics.Serve(ctx, o.metricsAddr)
+		if err != nil {
 			fmt.Fprintf(stderr, "clinksh: --metrics-addr: %s\n", err)
 			return exitUsage
 		}
+		fmt.Fprintf(stderr, "clink: metrics on http://%s/metrics\n", addr)
 	}
 
 	out := bufio.NewWriterSize(stdout, 64<<10)
