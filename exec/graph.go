@@ -348,7 +348,8 @@ type stageEmitter struct {
 	downstream int64 // nanoseconds spent in consumers, excluded from the stage's time
 }
 
-func (e *stageEmitter) Emit(ctx context.Context, b *Batch) error {
+// countOut counts one emitted batch.
+func (e *stageEmitter) countOut(b *Batch) {
 	st := &e.s.Stats
 	st.BatchesOut.Add(1)
 	st.RowsOut.Add(int64(b.Len()))
@@ -357,6 +358,10 @@ func (e *stageEmitter) Emit(ctx context.Context, b *Batch) error {
 	} else {
 		st.BatchesOutRows.Add(1)
 	}
+}
+
+func (e *stageEmitter) Emit(ctx context.Context, b *Batch) error {
+	e.countOut(b)
 	if len(e.s.outs) == 0 {
 		return nil
 	}
@@ -411,14 +416,7 @@ type RoutedEmitter interface {
 func (e *stageEmitter) Targets() int { return len(e.s.outs) }
 
 func (e *stageEmitter) EmitTo(ctx context.Context, target int, b *Batch) error {
-	st := &e.s.Stats
-	st.BatchesOut.Add(1)
-	st.RowsOut.Add(int64(b.Len()))
-	if b.IsColumnar() {
-		st.BatchesOutColumnar.Add(1)
-	} else {
-		st.BatchesOutRows.Add(1)
-	}
+	e.countOut(b)
 	start := time.Now()
 	defer func() { e.downstream += int64(time.Since(start)) }()
 	o := e.s.outs[target]
