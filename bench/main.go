@@ -158,29 +158,33 @@ func runQuery(ctx context.Context, q benchQuery, ds dataset, cl *clinkRunner, dk
 		o.rows = int64(len(clinkRows))
 	}
 
-	for i := 0; i < repeat && o.clinkErr == nil; i++ {
-		runtime.GC() // garbage of the previous run is not this run's cost
-		d, n, err := cl.time(ctx, clinkSQL)
-		if err != nil {
-			o.clinkErr = err
+	// The engines' timed runs alternate, so that a change in the machine's
+	// load during the run hits both rather than one.
+	for i := 0; i < repeat && (o.clinkErr == nil || o.duckErr == nil); i++ {
+		if o.clinkErr == nil {
+			runtime.GC() // garbage of the previous run is not this run's cost
+			d, n, err := cl.time(ctx, clinkSQL)
+			switch {
+			case err != nil:
+				o.clinkErr = err
+			case n != int64(len(clinkRows)) && o.mismatch == nil:
+				o.mismatch = fmt.Errorf("clink returned %d rows in a timed run, %d in the checked run", n, len(clinkRows))
+			}
+			if err == nil && (o.clink == 0 || d < o.clink) {
+				o.clink = d
+			}
+		}
+		if o.duckErr == nil {
+			runtime.GC()
+			d, _, err := dk.time(ctx, duckSQL)
+			if err != nil {
+				o.duckErr = err
+			} else if o.duck == 0 || d < o.duck {
+				o.duck = d
+			}
+		}
+		if ctx.Err() != nil {
 			break
-		}
-		if n != int64(len(clinkRows)) && o.mismatch == nil {
-			o.mismatch = fmt.Errorf("clink returned %d rows in a timed run, %d in the checked run", n, len(clinkRows))
-		}
-		if o.clink == 0 || d < o.clink {
-			o.clink = d
-		}
-	}
-	for i := 0; i < repeat && o.duckErr == nil; i++ {
-		runtime.GC()
-		d, _, err := dk.time(ctx, duckSQL)
-		if err != nil {
-			o.duckErr = err
-			break
-		}
-		if o.duck == 0 || d < o.duck {
-			o.duck = d
 		}
 	}
 	if ctx.Err() != nil {

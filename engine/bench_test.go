@@ -114,6 +114,14 @@ func (w *discardWriter) Batch(b *exec.Batch) error         { w.rows += int64(b.L
 func benchQuery(b *testing.B, query string) {
 	path := benchFile(b)
 	s := NewSession(SessionOptions{NoDemoCatalog: true})
+	// One thread by default, to compare with DuckDB at threads = 1.
+	par := os.Getenv("CLINK_BENCH_PARALLELISM")
+	if par == "" {
+		par = "1"
+	}
+	if _, err := s.Execute(context.Background(), "SET 'parallelism' = '"+par+"'", nil, ExecOptions{}); err != nil {
+		b.Fatal(err)
+	}
 	q := fmt.Sprintf(query, path)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

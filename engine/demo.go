@@ -1,27 +1,99 @@
 package engine
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
 	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/connectors/kafka"
+	"github.com/clink-sql/clink/connectors/nexmark"
 	"github.com/clink-sql/clink/plan"
+	"github.com/clink-sql/clink/sql"
 )
 
-// demoRate paces the demo tables: modest, so an unbounded SELECT * streams
+// demoRate paces the demo topic: modest, so an unbounded SELECT * streams
 // at a readable pace and costs little CPU.
-const demoRate = "1000"
+const demoRate = 1000
 
-// registerDemo adds the built-in nexmark tables. They are opened lazily:
-// listing them starts nothing.
-func registerDemo(cat *plan.Catalog) {
-	for _, t := range []string{"nexmark", "bid", "auction", "person"} {
-		opts := map[string]string{"connector": "nexmark", "table": t,
-			"first-event.rate": demoRate, "next-event.rate": demoRate}
-		_ = cat.Add(&plan.Entry{Name: t, Connector: "nexmark", Options: opts, Open: func() (connectors.Table, error) {
-			f, ok := connectors.Lookup("nexmark")
-			if !ok {
-				return nil, errNoConnector("nexmark")
+// demoViews are the ddl_views.sql views over the demo's nexmark table.
+var demoViews = map[string]string{
+	"person": "SELECT person.id, person.name, person.emailAddress, person.creditCard, person.city, person.state, " +
+		"`dateTime`, person.extra FROM nexmark WHERE event_type = 0",
+	"auction": "SELECT auction.id, auction.itemName, auction.description, auction.initialBid, auction.reserve, " +
+		"`dateTime`, auction.expires, auction.seller, auction.category, auction.extra FROM nexmark WHERE event_type = 1",
+	"bid": "SELECT bid.auction, bid.bidder, bid.price, bid.channel, bid.url, `dateTime`, bid.extra " +
+		"FROM nexmark WHERE event_type = 2",
+}
+
+// demoKafka is the process's demo broker: started on first use, shared by
+// every session, alive until the process exits.
+var demoKafka struct {
+	once    sync.Once
+	brokers string
+	err     error
+}
+
+// demoBrokers returns the demo's bootstrap servers. CLINK_KAFKA_BOOTSTRAP_SERVERS
+// points the demo at a real cluster (whose 'nexmark' topic someone fills,
+// e.g. clinksh kafka-broker --nexmark-rate N); otherwise an embedded broker
+// starts with a goroutine producing nexmark events at demoRate.
+func demoBrokers() (string, error) {
+	demoKafka.once.Do(func() {
+		if b := os.Getenv("CLINK_KAFKA_BOOTSTRAP_SERVERS"); b != "" {
+			demoKafka.brokers = b
+			return
+		}
+		ctx := context.Background()
+		e, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: []string{kafka.NexmarkTopic + ":1"}})
+		if err != nil {
+			demoKafka.err = err
+			return
+		}
+		demoKafka.brokers = e.Addr()
+		fmt.Fprintf(os.Stderr, "clink: embedded Kafka broker on %s\n", e.Addr())
+		go func() {
+			if err := kafka.FillNexmark(ctx, e.Addr(), kafka.NexmarkTopic, demoRate); err != nil {
+				fmt.Fprintf(os.Stderr, "clink: demo nexmark producer stopped: %v\n", err)
 			}
-			return f(opts, nil)
-		}}, false)
+		}()
+	})
+	return demoKafka.brokers, demoKafka.err
+}
+
+// registerDemo adds the demo catalog: a 'nexmark' Kafka table in the JSON
+// shape of ddl_kafka.sql (plus a physical dateTime, until the binder computes
+// it) and the bid/auction/person views of ddl_views.sql. Nothing starts
+// until a statement resolves the table.
+func registerDemo(cat *plan.Catalog) {
+	opts := map[string]string{"connector": "kafka", "topic": kafka.NexmarkTopic, "format": "json",
+		"scan.startup.mode": "earliest-offset"}
+	_ = cat.Add(&plan.Entry{Name: "nexmark", Connector: "kafka", Options: opts, Open: func() (connectors.Table, error) {
+		brokers, err := demoBrokers()
+		if err != nil {
+			return nil, err
+		}
+		gen, err := nexmark.NewTable(map[string]string{"table": "nexmark"}, nil)
+		if err != nil {
+			return nil, err
+		}
+		o := map[string]string{"properties.bootstrap.servers": brokers}
+		for k, v := range opts {
+			o[k] = v
+		}
+		return kafka.NewTable(o, gen.Schema())
+	}}, false)
+	for name, text := range demoViews {
+		st, err := sql.Parse(text)
+		if err != nil {
+			panic(fmt.Sprintf("demo view %s: %v", name, err)) // a bug in the text above
+		}
+		q, ok := st.(*sql.Query)
+		if !ok {
+			panic(fmt.Sprintf("demo view %s is not a query", name))
+		}
+		_ = cat.Add(&plan.Entry{Name: name, View: q}, false)
 	}
 }
 

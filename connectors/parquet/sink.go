@@ -129,7 +129,7 @@ func (s *Sink) Process(ctx context.Context, input int, b *exec.Batch, out exec.E
 	}
 	rec, err := exec.EncodeRows(s.mem, s.schema, b.Rows())
 	if err != nil {
-		return fmt.Errorf("parquet sink '%s': row %d: %w", s.table, s.rows+1, err)
+		return fmt.Errorf("parquet sink '%s': in the batch of rows %d-%d: %w", s.table, s.rows+1, s.rows+int64(b.Len()), err)
 	}
 	defer rec.Release()
 	return s.write(rec)

@@ -1,7 +1,12 @@
-// Package parquet is clink's Parquet source: a connectors.Table over one
-// file, a glob or a directory of files, whose scan decodes pages straight
-// into Arrow buffers (born-columnar batches) and skips row groups whose
-// statistics exclude a pushed-down filter.
+// Package parquet is clink's Parquet connector ('connector' = 'filesystem',
+// 'format' = 'parquet'): a connectors.Table over one file, a glob or a
+// directory of files, whose scan decodes pages straight into Arrow buffers
+// (born-columnar batches) and skips row groups whose statistics exclude a
+// pushed-down filter; and a sink (sink.go) that INSERT INTO uses to write
+// each statement's rows as one new file, Arrow record by Arrow record. The
+// catalog holds a Dataset (dataset.go), which lists the files again at
+// every scan so that it sees what INSERTs wrote. The filesystem connector's
+// other formats plug in through RegisterFormatFactory (factory.go).
 //
 // It reads through parquet-go's page API: each page's decoded values
 // (Page.Data) are copied, scattered by the definition levels, into Arrow

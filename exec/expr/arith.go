@@ -377,7 +377,7 @@ func (a *Arith) firstError(lo, ro operand, valid *memory.Buffer, n int) error {
 		if o.arr == nil {
 			return o.scalar
 		}
-		return exec.Value(o.arr, i)
+		return valueAt(o.arr, i)
 	}
 	for i := 0; i < n; i++ {
 		if vb != nil && !bitutil.BitIsSet(vb, i) {

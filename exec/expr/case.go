@@ -236,9 +236,9 @@ func gather(mem memory.Allocator, t arrow.DataType, choice []int32, srcs []arrow
 	for i, k := range choice {
 		var v any
 		if bitutil.BitIsSet(vb, i) {
-			v = exec.Value(srcs[k], i)
+			v = valueAt(srcs[k], i)
 		}
-		if err := exec.AppendValue(b, v); err != nil {
+		if err := appendValue(b, v); err != nil {
 			return nil, err
 		}
 	}

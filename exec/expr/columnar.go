@@ -159,6 +159,12 @@ func slice[T arrow.FixedWidthType](o operand) ([]T, int) {
 
 // nullArray is n NULLs of type t.
 func nullArray(mem memory.Allocator, t arrow.DataType, n int) arrow.Array {
+	if ext, ok := t.(arrow.ExtensionType); ok {
+		// Storage first, label last: the same shape as a computed column.
+		st := array.MakeArrayOfNull(mem, ext.StorageType(), n)
+		defer st.Release()
+		return array.NewExtensionArrayWithStorage(ext, st)
+	}
 	return array.MakeArrayOfNull(mem, t, n)
 }
 
@@ -180,13 +186,13 @@ func rowFallback(mem memory.Allocator, e Expr, rec arrow.RecordBatch) (arrow.Arr
 	cols := rec.Columns()
 	for i := 0; i < n; i++ {
 		for c, col := range cols {
-			row[c] = exec.Value(col, i)
+			row[c] = valueAt(col, i)
 		}
 		v, err := e.EvalRow(row)
 		if err != nil {
 			return nil, err
 		}
-		if err := exec.AppendValue(b, v); err != nil {
+		if err := appendValue(b, v); err != nil {
 			return nil, fmt.Errorf("%s: %w", e, err)
 		}
 	}
@@ -201,14 +207,14 @@ func mapValues(mem memory.Allocator, arr arrow.Array, to arrow.DataType, f func(
 	defer b.Release()
 	b.Reserve(n)
 	for i := 0; i < n; i++ {
-		v := exec.Value(arr, i)
+		v := valueAt(arr, i)
 		if v != nil {
 			var err error
 			if v, err = f(v); err != nil {
 				return nil, err
 			}
 		}
-		if err := exec.AppendValue(b, v); err != nil {
+		if err := appendValue(b, v); err != nil {
 			return nil, err
 		}
 	}

@@ -235,9 +235,9 @@ func (c *Compare) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arr
 			if lo.arr.IsValid(i) && (ro.arr == nil || ro.arr.IsValid(i)) {
 				y := ro.scalar
 				if ro.arr != nil {
-					y = exec.Value(ro.arr, i)
+					y = valueAt(ro.arr, i)
 				}
-				out[i>>3] |= b2u(compareValues(op, exec.Value(lo.arr, i), y)) << (i & 7)
+				out[i>>3] |= b2u(compareValues(op, valueAt(lo.arr, i), y)) << (i & 7)
 			}
 		}
 	}

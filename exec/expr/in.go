@@ -151,7 +151,7 @@ func (x *In) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Ar
 	if a.DataType().ID() == arrow.NULL {
 		return nullArray(mem, arrow.FixedWidthTypes.Boolean, n), nil
 	}
-	hit := func(i int) bool { _, ok := x.set[exec.Value(a, i)]; return ok }
+	hit := func(i int) bool { _, ok := x.set[valueAt(a, i)]; return ok }
 	// Typed probes for the common key types; the map's keys are the same
 	// row-form values, so a probe with a typed key finds the same entries.
 	switch arr := a.(type) {

@@ -90,7 +90,7 @@ func (l *Literal) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arr
 	defer b.Release()
 	b.Reserve(n)
 	for i := 0; i < n; i++ {
-		if err := exec.AppendValue(b, l.v); err != nil {
+		if err := appendValue(b, l.v); err != nil {
 			return nil, fmt.Errorf("literal %s: %w", l, err)
 		}
 	}

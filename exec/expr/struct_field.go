@@ -99,9 +99,9 @@ func (f *FieldRef) copyWithStructNulls(mem memory.Allocator, st *array.Struct, c
 	for i := 0; i < st.Len(); i++ {
 		var v any
 		if st.IsValid(i) {
-			v = exec.Value(child, i)
+			v = valueAt(child, i)
 		}
-		if err := exec.AppendValue(b, v); err != nil {
+		if err := appendValue(b, v); err != nil {
 			return nil, err
 		}
 	}

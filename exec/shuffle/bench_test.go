@@ -2,8 +2,8 @@ package shuffle
 
 import (
 	"fmt"
-	"syscall"
 	"math/rand/v2"
+	"syscall"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -46,21 +46,39 @@ func BenchmarkSplit(b *testing.B) {
 	defer rec.Release()
 	for _, targets := range []int{2, 4, 8, 16} {
 		b.Run(fmt.Sprintf("targets=%d", targets), func(b *testing.B) {
-			var sc Scratch
-			b.ReportAllocs()
-			cpu0 := cpuNanos()
-			for b.Loop() {
-				out, err := Split(mem, rec, []int{0}, targets, &sc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				releaseAll(out)
-			}
-			rows := float64(b.N) * float64(rec.NumRows())
-			b.ReportMetric(float64(cpuNanos()-cpu0)/rows, "cpu-ns/row")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
+			benchSplit(b, mem, rec, targets)
 		})
 	}
+}
+
+// BenchmarkSplitRecycled is BenchmarkSplit allocating from a Recycler, with
+// each sub-record released right away as a consumer would.
+func BenchmarkSplitRecycled(b *testing.B) {
+	rec := benchRecord(memory.NewGoAllocator(), 8192)
+	defer rec.Release()
+	for _, targets := range []int{2, 4, 8, 16} {
+		b.Run(fmt.Sprintf("targets=%d", targets), func(b *testing.B) {
+			r := NewRecycler(memory.NewGoAllocator(), 64<<20)
+			defer r.Close()
+			benchSplit(b, r, rec, targets)
+		})
+	}
+}
+
+func benchSplit(b *testing.B, mem memory.Allocator, rec arrow.RecordBatch, targets int) {
+	var sc Scratch
+	b.ReportAllocs()
+	cpu0 := cpuNanos()
+	for b.Loop() {
+		out, err := Split(mem, rec, []int{0}, targets, &sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		releaseAll(out)
+	}
+	rows := float64(b.N) * float64(rec.NumRows())
+	b.ReportMetric(float64(cpuNanos()-cpu0)/rows, "cpu-ns/row")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
 }
 
 // BenchmarkHashColumns is the routing pass alone (one int64 key).

@@ -28,7 +28,8 @@ const CoalesceRows = 1024
 // first, so nothing is held across a watermark.
 type Exchange struct {
 	keyCols []int
-	mem     memory.Allocator
+	mem     memory.Allocator // allocates sub-batches: the caller's, or a Recycler over it
+	recycle *Recycler
 	scratch Scratch
 	pend    []pending // per target
 	stopped []bool    // targets that answered ErrStop: their rows are dropped
@@ -47,6 +48,17 @@ type pending struct {
 // NewExchange returns an exchange hashing the key columns keyCols.
 func NewExchange(keyCols []int, mem memory.Allocator) *Exchange {
 	return &Exchange{keyCols: append([]int(nil), keyCols...), mem: mem}
+}
+
+// Recycle makes the exchange allocate its sub-batches from a Recycler over
+// its allocator that holds at most limit bytes of released blocks (see
+// Recycler for what it saves and what it demands of consumers). Call it
+// before the run.
+func (e *Exchange) Recycle(limit int) {
+	if e.recycle == nil {
+		e.recycle = NewRecycler(e.mem, limit)
+		e.mem = e.recycle
+	}
 }
 
 // Kind is "exchange".
@@ -73,7 +85,7 @@ func (e *Exchange) targets(out exec.Emitter) (exec.RoutedEmitter, int) {
 		if len(e.pend) != 0 {
 			// Targets are the stage's consumers, fixed for a run; a change
 			// means the exchange was reused, so start clean.
-			e.Close()
+			e.dropAll()
 		}
 		e.pend = make([]pending, n)
 		e.stopped = make([]bool, n)
@@ -96,7 +108,7 @@ func (e *Exchange) Process(ctx context.Context, _ int, b *exec.Batch, out exec.E
 		if len(r) != schema.NumFields() {
 			return fmt.Errorf("shuffle: exchange: row has %d values, schema %d columns", len(r), schema.NumFields())
 		}
-		t := (TargetOf(HashRow(r, e.keyCols), n) + 1) % n
+		t := TargetOf(HashRow(r, e.keyCols), n)
 		if e.stopped[t] {
 			continue
 		}
@@ -238,8 +250,16 @@ func (e *Exchange) Finish(ctx context.Context, _ int, out exec.Emitter) error {
 	return e.flushAll(ctx, out)
 }
 
-// Close releases whatever is still held (an error or a stop cut the run).
+// Close releases whatever is still held (an error or a stop cut the run)
+// and the recycler's blocks.
 func (e *Exchange) Close() {
+	e.dropAll()
+	if e.recycle != nil {
+		e.recycle.Close()
+	}
+}
+
+func (e *Exchange) dropAll() {
 	for t := range e.pend {
 		e.dropPending(t)
 	}

@@ -126,8 +126,8 @@ func TestExchangeInterleavesRowAndColumnarBatches(t *testing.T) {
 			o := &out{n: targets}
 			before := exec.Global.BatchesMaterialized.Load()
 			total := 0
-			for i := range 40 {
-				n := 1 + rng.IntN(1500)
+			for i := range 24 {
+				n := 1 + rng.IntN(1000)
 				rows := genRows(rng, total, n, 30, 10)
 				total += n
 				var b *exec.Batch

@@ -1,0 +1,295 @@
+// Package jsonfile reads newline-delimited JSON files ('connector' =
+// 'filesystem', 'format' = 'json'): a file, a glob or a directory, decoded
+// by the columnar bridge of connectors/jsonfmt. Scans are bounded.
+package jsonfile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/connectors/jsonfmt"
+	"github.com/clink-sql/clink/exec"
+)
+
+const defaultBatchSize = 8192
+
+// Table is a set of NDJSON files.
+type Table struct {
+	path   string
+	files  []string
+	bytes  int64
+	schema *arrow.Schema
+	opts   jsonfmt.Options
+	mem    memory.Allocator
+}
+
+// NewTable builds a table from its WITH options ('path', 'format' = 'json',
+// the json.* options and 'on-error'). declared is required: JSON carries no
+// schema to infer from.
+func NewTable(options map[string]string, declared *arrow.Schema) (*Table, error) {
+	for k, v := range options {
+		switch {
+		case k == "connector", k == "path", jsonfmt.IsOption(k):
+		case k == "format":
+			if v != "json" {
+				return nil, fmt.Errorf("filesystem json: option 'format' = '%s': this reader is for 'json'", v)
+			}
+		default:
+			return nil, fmt.Errorf("filesystem json: unknown option '%s'", k)
+		}
+	}
+	path := options["path"]
+	if path == "" {
+		return nil, fmt.Errorf("filesystem json: option 'path' is required")
+	}
+	if declared == nil || len(declared.Fields()) == 0 {
+		return nil, fmt.Errorf("filesystem json '%s': the JSON format needs declared columns", path)
+	}
+	opts, err := jsonfmt.ParseOptions(options)
+	if err != nil {
+		return nil, fmt.Errorf("filesystem json '%s': %w", path, err)
+	}
+	if _, err := jsonfmt.NewDecoder(memory.DefaultAllocator, declared, opts); err != nil {
+		return nil, fmt.Errorf("filesystem json '%s': %w", path, err)
+	}
+	files, err := expand(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{path: path, files: files, schema: declared, opts: opts, mem: memory.DefaultAllocator}
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			t.bytes += st.Size()
+		}
+	}
+	return t, nil
+}
+
+// expand resolves a file, a glob or a directory (its non-hidden files).
+func expand(path string) ([]string, error) {
+	if st, err := os.Stat(path); err == nil {
+		if !st.IsDir() {
+			return []string{path}, nil
+		}
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return nil, fmt.Errorf("filesystem json: %w", err)
+		}
+		var out []string
+		for _, e := range ents {
+			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(e.Name(), "_") {
+				out = append(out, filepath.Join(path, e.Name()))
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("filesystem json: directory '%s' has no files", path)
+		}
+		return out, nil
+	}
+	out, err := filepath.Glob(path)
+	if err != nil {
+		return nil, fmt.Errorf("filesystem json: bad pattern '%s': %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("filesystem json: no file matches '%s'", path)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// WithAllocator returns a copy whose sources allocate from mem.
+func (t *Table) WithAllocator(mem memory.Allocator) *Table {
+	c := *t
+	c.mem = mem
+	return &c
+}
+
+// Schema is the declared schema.
+func (t *Table) Schema() *arrow.Schema { return t.schema }
+
+// Bounded: files end.
+func (t *Table) Bounded() bool { return true }
+
+// Describe is the table for EXPLAIN.
+func (t *Table) Describe() string {
+	return fmt.Sprintf("json '%s' (%d files)", t.path, len(t.files))
+}
+
+// Open returns a source of the columns in spec.
+func (t *Table) Open(spec connectors.ScanSpec) (exec.Source, error) { return t.OpenSource(spec) }
+
+// OpenSource is Open with the concrete type.
+func (t *Table) OpenSource(spec connectors.ScanSpec) (*Source, error) {
+	cols := spec.Columns
+	if cols == nil {
+		for i := range t.schema.Fields() {
+			cols = append(cols, i)
+		}
+	}
+	fs := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		if c < 0 || c >= len(t.schema.Fields()) {
+			return nil, fmt.Errorf("filesystem json '%s': scan column %d out of range", t.path, c)
+		}
+		fs[i] = t.schema.Field(c)
+	}
+	schema := arrow.NewSchema(fs, nil)
+	dec, err := jsonfmt.NewDecoder(t.mem, schema, t.opts)
+	if err != nil {
+		return nil, err
+	}
+	bs := defaultBatchSize
+	if spec.BatchSize > 0 {
+		bs = spec.BatchSize
+	}
+	return &Source{t: t, schema: schema, dec: dec, batchSize: bs, progress: spec.Progress}, nil
+}
+
+// Source reads the files in order, one batch of lines at a time.
+type Source struct {
+	t         *Table
+	schema    *arrow.Schema
+	dec       *jsonfmt.Decoder
+	batchSize int
+	progress  *exec.Progress
+}
+
+// Kind names the source.
+func (s *Source) Kind() string { return "json-file-source" }
+
+// Capabilities: batches are born columnar unless the decode falls back.
+func (s *Source) Capabilities() exec.Capabilities { return exec.Capabilities{EmitsColumnar: true} }
+
+// Schema is the emitted batches' schema.
+func (s *Source) Schema() *arrow.Schema { return s.schema }
+
+// Stats are the decode counters, for EXPLAIN ANALYZE.
+func (s *Source) Stats() jsonfmt.DecodeStats { return s.dec.Stats() }
+
+// Run reads every file, then emits the final watermark.
+func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
+	if s.progress != nil {
+		s.progress.BytesTotal.Store(s.t.bytes)
+	}
+	for _, f := range s.t.files {
+		if err := s.readFile(ctx, f, out); err != nil {
+			if errors.Is(err, exec.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	if err := out.EmitWatermark(ctx, exec.MaxWatermark); err != nil && !errors.Is(err, exec.ErrStop) {
+		return err
+	}
+	return nil
+}
+
+const chunkSize = 4 << 20
+
+func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("filesystem json: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, chunkSize)
+	filled := 0
+	line := 1 // number of the first line in buf
+	recs := make([][]byte, 0, s.batchSize)
+	lines := make([]int, 0, s.batchSize)
+	eof := false
+	for !eof {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if filled == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...) // a line longer than the buffer
+		}
+		n, err := io.ReadFull(f, buf[filled:])
+		filled += n
+		if s.progress != nil {
+			s.progress.BytesRead.Add(int64(n))
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			eof = true
+		} else if err != nil {
+			return fmt.Errorf("filesystem json '%s': %w", path, err)
+		}
+		end := filled
+		if !eof {
+			end = bytes.LastIndexByte(buf[:filled], '\n') + 1
+			if end == 0 {
+				continue // no complete line yet: grow and read more
+			}
+		}
+		data := buf[:end]
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			l := data
+			if i >= 0 {
+				l, data = data[:i], data[i+1:]
+			} else {
+				data = nil
+			}
+			if len(bytes.TrimSpace(l)) > 0 {
+				recs = append(recs, l)
+				lines = append(lines, line)
+			}
+			line++
+			if len(recs) == s.batchSize {
+				if err := s.flush(ctx, path, recs, lines, out); err != nil {
+					return err
+				}
+				recs, lines = recs[:0], lines[:0]
+			}
+		}
+		// Records point into buf: decode them before it is reused.
+		if err := s.flush(ctx, path, recs, lines, out); err != nil {
+			return err
+		}
+		recs, lines = recs[:0], lines[:0]
+		filled = copy(buf, buf[end:filled])
+	}
+	return nil
+}
+
+func (s *Source) flush(ctx context.Context, path string, recs [][]byte, lines []int, out exec.Emitter) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	res, err := s.dec.Decode(recs)
+	if err != nil {
+		var re *jsonfmt.RecordError
+		if errors.As(err, &re) {
+			return fmt.Errorf("file '%s' line %d: %w (set 'on-error' = 'skip' to skip bad records)", path, lines[re.Index], err)
+		}
+		return err
+	}
+	if res.N == 0 {
+		return nil
+	}
+	var b *exec.Batch
+	if res.Rec != nil {
+		b = exec.NewColumnarBatch(res.Rec)
+	} else {
+		b = exec.NewRowBatch(s.schema, res.Rows)
+	}
+	err = out.Emit(ctx, b)
+	b.Release()
+	if s.progress != nil && err == nil {
+		s.progress.RowsRead.Add(int64(res.N))
+	}
+	return err
+}

@@ -1,0 +1,117 @@
+package shuffle
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Recycler is a memory.Allocator that keeps blocks released by the split's
+// consumers and hands them out again, by power-of-two size class. Under the
+// Go allocator every sub-record block is fresh memory: the runtime zeroes it,
+// large blocks (over 32 KB, a sub-batch of a few thousand rows) come from
+// pages the scavenger has returned to the OS, and the GC runs in step with
+// the bytes split. That, not the copying, was most of the split's cost in
+// BenchmarkSplit. A recycled block is neither zeroed nor faulted in.
+//
+// The price is the Arrow contract taken literally: memory is reused as soon
+// as its last reference is released, so a consumer that reads a batch after
+// releasing it (or keeps a string aliasing it without Retain) reads another
+// batch's bytes. With the Go allocator that mistake is harmless, which is
+// why recycling is opt-in (Exchange.Recycle).
+//
+// Safe for concurrent use: consumers release on their own goroutines.
+type Recycler struct {
+	mem   memory.Allocator
+	limit int // bytes held at most
+
+	mu     sync.Mutex
+	free   [maxClass + 1][][]byte
+	held   int
+	closed bool
+}
+
+const (
+	minClass = 6  // 64 B: Arrow pads buffers to 64 bytes anyway
+	maxClass = 24 // 16 MB: bigger blocks go straight to mem
+)
+
+// NewRecycler returns a recycler over mem holding at most limit bytes of
+// released blocks.
+func NewRecycler(mem memory.Allocator, limit int) *Recycler {
+	return &Recycler{mem: mem, limit: limit}
+}
+
+func sizeClass(size int) int {
+	if size <= 1<<minClass {
+		return minClass
+	}
+	return bits.Len(uint(size - 1))
+}
+
+// Allocate returns a block of size bytes (not zeroed when recycled).
+func (r *Recycler) Allocate(size int) []byte {
+	c := sizeClass(size)
+	if c > maxClass {
+		return r.mem.Allocate(size)
+	}
+	r.mu.Lock()
+	if n := len(r.free[c]); n > 0 {
+		b := r.free[c][n-1]
+		r.free[c] = r.free[c][:n-1]
+		r.held -= len(b)
+		r.mu.Unlock()
+		return b[:size]
+	}
+	r.mu.Unlock()
+	return r.mem.Allocate(1 << c)[:size]
+}
+
+// Reallocate grows b, keeping its contents.
+func (r *Recycler) Reallocate(size int, b []byte) []byte {
+	if cap(b) >= size {
+		return b[:size]
+	}
+	nb := r.Allocate(size)
+	copy(nb, b)
+	r.Free(b)
+	return nb
+}
+
+// Free keeps b for reuse, or hands it back to mem when the recycler is
+// full or closed.
+func (r *Recycler) Free(b []byte) {
+	c := sizeClass(cap(b))
+	if cap(b) < 1<<minClass || c > maxClass || cap(b) != 1<<c {
+		r.mem.Free(b) // not one of our class blocks
+		return
+	}
+	b = b[:cap(b)] // the whole block, as mem allocated it
+	r.mu.Lock()
+	if r.closed || r.held+len(b) > r.limit {
+		r.mu.Unlock()
+		r.mem.Free(b)
+		return
+	}
+	r.free[c] = append(r.free[c], b)
+	r.held += len(b)
+	r.mu.Unlock()
+}
+
+// Close hands every held block back to mem; blocks released later go
+// straight back too.
+func (r *Recycler) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	for c := range r.free {
+		for _, b := range r.free[c] {
+			r.mem.Free(b)
+		}
+		r.free[c] = nil
+	}
+	r.held = 0
+}
+
+var _ memory.Allocator = (*Recycler)(nil)
