@@ -351,6 +351,22 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if len(x.GroupCols) == 0 {
 			w = wireGather // one group: one instance sees every row
 		}
+		if final, ok := finalAggs(x); ok && w == wireKeyed && b.opts.Parallelism > 1 {
+			// Two phases: each subtask aggregates what it scanned, and only
+			// the partial results cross the exchange, so a GROUP BY with
+			// few groups moves a few rows instead of every row.
+			partial := b.op("HashAggregate", "partial: "+strings.Join(parts, ", "), func() exec.Operator {
+				return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
+			}, wireParallel, nil, in)
+			b.schemas[partial] = x.schema
+			keys := make([]int, len(x.GroupCols))
+			for i := range keys {
+				keys[i] = i
+			}
+			return b.op("HashAggregate", "final: "+strings.Join(parts, ", "), func() exec.Operator {
+				return ops.NewHashAggregate(keys, final, x.schema, mem)
+			}, wireKeyed, [][]int{keys}, partial), nil
+		}
 		return b.op("HashAggregate", strings.Join(parts, ", "), func() exec.Operator {
 			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
 		}, w, [][]int{x.GroupCols}, in), nil
@@ -478,4 +494,29 @@ func isIdentity(p *Project) bool {
 		}
 	}
 	return true
+}
+
+// finalAggs returns the aggregates that merge partial results of x's
+// aggregates (COUNT and SUM add up, MIN and MAX take the extreme), reading
+// the partial output where group keys come first. It reports false when an
+// aggregate does not decompose that way (AVG, DISTINCT).
+func finalAggs(x *Aggregate) ([]ops.AggSpec, bool) {
+	g := len(x.GroupCols)
+	out := make([]ops.AggSpec, len(x.Aggs))
+	for i, a := range x.Aggs {
+		if a.Distinct {
+			return nil, false
+		}
+		f := a
+		f.Col = g + i
+		switch a.Func {
+		case "count", "count_star":
+			f.Func = "sum" // of the partial counts, INT64 like the count
+		case "sum", "min", "max":
+		default:
+			return nil, false
+		}
+		out[i] = f
+	}
+	return out, true
 }
