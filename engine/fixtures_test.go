@@ -69,7 +69,29 @@ var ordersRows = []exec.Row{
 	{int64(107), int64(1), nil, int32(1), dec(5)},
 }
 
+// eventsSchema and eventsRows are an event-time table for the window suite
+// (70_windows.slt): in time order except b at 11s after a at 12s, within
+// the 5s watermark delay the suite declares.
+var eventsSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Millisecond}, Nullable: true},
+	{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+}, nil)
+
+var eventsRows = []exec.Row{
+	{"a", ts("2024-01-01 00:00:01"), int64(1)},
+	{"b", ts("2024-01-01 00:00:03"), int64(2)},
+	{"a", ts("2024-01-01 00:00:09"), int64(3)},
+	{"a", ts("2024-01-01 00:00:12"), int64(4)},
+	{"b", ts("2024-01-01 00:00:11"), int64(5)},
+	{"a", ts("2024-01-01 00:00:25"), int64(6)},
+	{"b", ts("2024-01-01 00:00:27"), int64(7)},
+	{"a", ts("2024-01-01 00:00:28"), int64(8)},
+	{"b", ts("2024-01-01 00:00:41"), int64(9)},
+}
+
 func writeFixtures(t testing.TB, dir string) {
+	writeParquet(t, filepath.Join(dir, "events.parquet"), eventsSchema, eventsRows, 3)
 	writeParquet(t, filepath.Join(dir, "people.parquet"), peopleSchema, peopleRows, 3)
 	writeParquet(t, filepath.Join(dir, "orders.parquet"), ordersSchema, ordersRows, 4)
 	// A directory of two files with the same schema, for directory and glob reads.

@@ -265,9 +265,9 @@ func (s *Session) createTable(x *sql.CreateTable) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("table '%s': %w", x.Name, err)
 	}
 	entry := &plan.Entry{Name: x.Name, Table: tbl, Connector: name, Options: opts, Computed: computed, Watermark: x.Watermark}
-	if len(computed) > 0 {
-		// Bind once now so a bad computed column fails the CREATE, not the
-		// first query.
+	if len(computed) > 0 || x.Watermark != nil {
+		// Bind once now so a bad computed column or watermark fails the
+		// CREATE, not the first query.
 		probe := &sql.Query{Text: "SELECT * FROM " + x.Name}
 		if st, perr := sql.Parse("SELECT * FROM `" + x.Name + "`"); perr == nil {
 			probe = st.(*sql.Query)

@@ -198,6 +198,9 @@ func (b *binder) bindTableName(tn sqlparser.TableName, alias string) (Node, *sco
 	if strings.EqualFold(name, "dual") {
 		return &Values{Rows: []exec.Row{{}}, schema: arrow.NewSchema(nil, nil)}, &scope{}, nil
 	}
+	if strings.HasPrefix(name, sql.WindowTablePrefix) {
+		return b.bindWindowTable(name, alias) // window table functions: bind_window.go
+	}
 	if strings.HasPrefix(name, sql.PathTablePrefix) {
 		path := strings.TrimPrefix(name, sql.PathTablePrefix)
 		if alias == "" {
@@ -236,10 +239,13 @@ func (b *binder) bindTableName(tn sqlparser.TableName, alias string) (Node, *sco
 		return nil, nil, fmt.Errorf("table '%s': %w", e.Name, err)
 	}
 	n, sc, err := b.scan(e.Name, e.Connector, tbl, qual)
-	if err != nil || len(e.Computed) == 0 {
-		return n, sc, err
+	if err == nil && len(e.Computed) > 0 {
+		n, sc, err = b.computed(e, n, sc)
 	}
-	return b.computed(e, n, sc)
+	if err == nil && e.Watermark != nil {
+		n, err = b.watermark(e, n, sc) // event time: watermark.go
+	}
+	return n, sc, err
 }
 
 // computed appends a table's computed columns (col AS expr) to its scan.

@@ -51,7 +51,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 	var ac *aggContext
 	projScope := in
 	if len(s.GroupBy) > 0 || len(aggs) > 0 || s.Having != nil {
-		n, ac, err = b.bindAggregate(n, in, s.GroupBy, aggs)
+		n, ac, err = b.bindGroupBy(n, in, s, aggs) // windowed or not: bind_window.go
 		if err != nil {
 			return nil, nil, err
 		}

@@ -370,6 +370,8 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		return b.op("HashAggregate", strings.Join(parts, ", "), func() exec.Operator {
 			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
 		}, w, [][]int{x.GroupCols}, in), nil
+	case *WatermarkAssign, *WindowTable, *WindowAggregate:
+		return b.buildWindowing(n) // event time and windows: bind_window.go
 	case *Join:
 		l, err := b.build(x.Left)
 		if err != nil {

@@ -21,6 +21,7 @@ query (or clears the line at the prompt); Ctrl-D or \q quits.
   \q              quit
   \d              list tables and views (name, kind, connector)
   \d NAME         columns and types of a table or view
+  \df [NAME]      scalar functions and their signatures
   \timing [on|off]  toggle printing each statement's time
   \format NAME    output format: table, csv, tsv, json, ndjson
 `
@@ -59,6 +60,13 @@ func (sh *shell) command(line string) (quit bool, err error) {
 			}
 		default:
 			return fail(`\d takes at most one name`)
+		}
+	case `\df`:
+		if len(args) > 1 {
+			return fail(`\df takes at most one name`)
+		}
+		if msg := sh.listFunctions(strings.Join(args, "")); msg != "" {
+			return fail(msg)
 		}
 	case `\timing`:
 		switch {

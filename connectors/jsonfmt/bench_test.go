@@ -49,7 +49,19 @@ func bidLines(tb testing.TB, n int) ([][]byte, *arrow.Schema) {
 	if err := src.Run(context.Background(), c); err != nil {
 		tb.Fatal(err)
 	}
-	return c.lines, src.Schema()
+	// One contiguous buffer, as a file chunk or a fetch response is.
+	var all []byte
+	for _, l := range c.lines {
+		all = append(all, l...)
+		all = append(all, '\n')
+	}
+	out := make([][]byte, len(c.lines))
+	off := 0
+	for i, l := range c.lines {
+		out[i] = all[off : off+len(l)]
+		off += len(l) + 1
+	}
+	return out, src.Schema()
 }
 
 // BenchmarkDecodeBids decodes nexmark bid lines in 8192-record batches;

@@ -2,6 +2,7 @@ package jsonfmt
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unsafe"
@@ -30,29 +31,56 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 			if i >= len(b) || b[i] != '"' {
 				return -1
 			}
-			end, next, escaped := scanString(b, i)
-			if next < 0 || escaped {
-				return -1 // an escaped key is matched by the row decode
+			// Fast path: the field the k-th key matched last time, checked
+			// byte for byte against `name":` (the name has no characters
+			// that JSON would escape). A mismatch is no harm: the general
+			// path below scans the key and looks it up.
+			if k < len(st.hint) {
+				if h := st.hint[k]; h >= 0 {
+					if ch := st.children[h]; ch.keyMatch(b, i+1) {
+						tail := ch.keyTail
+						i = skipWS(b, i+1+len(tail))
+						if st.seen[h] == gen {
+							return -1
+						}
+						st.seen[h] = gen
+						if i = w.readValue(b, i, st.children[h]); i < 0 {
+							return -1
+						}
+						goto next
+					}
+				}
 			}
-			key := b[i+1 : end]
-			i = skipWS(b, next)
-			if i >= len(b) || b[i] != ':' {
-				return -1
-			}
-			i = skipWS(b, i+1)
-			idx := w.lookup(st, k, key)
-			if idx < 0 {
-				if i = skipValue(b, i, 1); i < 0 {
+			{
+				end, next, escaped := scanString(b, i)
+				if next < 0 || escaped {
+					return -1 // an escaped key is matched by the row decode
+				}
+				key := b[i+1 : end]
+				i = skipWS(b, next)
+				if i >= len(b) || b[i] != ':' {
 					return -1
 				}
-			} else {
-				if st.seen[idx] == gen {
-					return -1 // duplicate key: encoding/json keeps the last
+				i = skipWS(b, i+1)
+				idx := w.lookup(st, k, key)
+				if idx < 0 {
+					if i = skipValue(b, i, 1); i < 0 {
+						return -1
+					}
+				} else {
+					if st.seen[idx] == gen {
+						return -1 // duplicate key: encoding/json keeps the last
+					}
+					st.seen[idx] = gen
+					if i = w.readValue(b, i, st.children[idx]); i < 0 {
+						return -1
+					}
 				}
-				st.seen[idx] = gen
-				if i = w.readValue(b, i, st.children[idx]); i < 0 {
-					return -1
-				}
+			}
+		next:
+			if i < len(b) && b[i] == ',' {
+				i = skipWS(b, i+1)
+				continue
 			}
 			i = skipWS(b, i)
 			if i >= len(b) {
@@ -79,14 +107,39 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 	return i
 }
 
+func hasPrefix(b, p []byte) bool {
+	return len(b) >= len(p) && string(b[:len(p)]) == string(p)
+}
+
+// keyMatch reports whether b[i:] starts with c's `name":`. Keys of up to 16
+// bytes compare as two masked words instead of a memequal call.
+func (c *column) keyMatch(b []byte, i int) bool {
+	if c.keyTail == nil {
+		return false
+	}
+	if c.keyLen > 0 && i+16 <= len(b) {
+		w0 := binary.LittleEndian.Uint64(b[i:])
+		w1 := binary.LittleEndian.Uint64(b[i+8:])
+		return w0&c.keyMask[0] == c.keyWord[0] && w1&c.keyMask[1] == c.keyWord[1]
+	}
+	return hasPrefix(b[i:], c.keyTail)
+}
+
 // lookup finds the child named key. The k-th key's last match is tried
 // first, which makes a homogeneous stream one comparison per field; the
 // guess is ALWAYS verified against the name, because trusting it would
-// file a value under the wrong column of the same type silently.
+// file a value under the wrong column of the same type silently. A key
+// that matched no column is remembered too (hint -1 with its text), so a
+// projected scan skips unknown fields without a map lookup.
 func (w *walker) lookup(st *column, k int, key []byte) int {
 	if k < len(st.hint) {
-		if h := st.hint[k]; h >= 0 && string(key) == st.children[h].name {
-			return h
+		h := st.hint[k]
+		if h >= 0 {
+			if string(key) == st.children[h].name {
+				return h
+			}
+		} else if string(key) == string(st.unknown[k]) {
+			return -1
 		}
 	}
 	return w.lookupSlow(st, k, key)
@@ -100,9 +153,46 @@ func (w *walker) lookupSlow(st *column, k int, key []byte) int {
 	}
 	for len(st.hint) <= k {
 		st.hint = append(st.hint, -1)
+		st.unknown = append(st.unknown, nil)
 	}
 	st.hint[k] = idx
+	st.unknown[k] = append(st.unknown[k][:0], key...)
 	return idx
+}
+
+// scanInt64 scans and parses a JSON integer in one pass; -1 for anything
+// else (a fraction, an exponent), and -2 when 19+ digits need the exact
+// parser's overflow check.
+func scanInt64(b []byte, i int) (int64, int) {
+	neg := false
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	d := i
+	var u uint64
+	for i < len(b) {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		u = u*10 + uint64(c)
+		i++
+	}
+	nd := i - d
+	if nd == 0 || (b[d] == '0' && nd > 1) {
+		return 0, -1
+	}
+	if nd > 18 {
+		return 0, -2 // may overflow: the caller's exact parser decides
+	}
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		return 0, -1
+	}
+	if neg {
+		return -int64(u), i
+	}
+	return int64(u), i
 }
 
 // unsafeString views b as a string for strconv without copying; the string
@@ -129,12 +219,19 @@ func (w *walker) readValue(b []byte, i int, c *column) int {
 	}
 	switch c.kind {
 	case kInt64:
-		next, isInt := scanNumber(b, i)
-		if next < 0 || !isInt {
-			return -1
+		v, next := scanInt64(b, i)
+		if next == -2 {
+			// 19 or more digits: the exact parser decides (overflow).
+			var isInt bool
+			if next, isInt = scanNumber(b, i); next < 0 || !isInt {
+				return -1
+			}
+			var err error
+			if v, err = parseInt(b[i:next], 64); err != nil {
+				return -1
+			}
 		}
-		v, err := parseInt(b[i:next], 64)
-		if err != nil {
+		if next < 0 {
 			return -1
 		}
 		c.i64[c.n] = v
@@ -268,7 +365,7 @@ func (w *walker) readValue(b []byte, i int, c *column) int {
 			}
 			c.i32[c.n] = int32(d)
 		} else {
-			ts, err := parseTimestamp(raw, c.unit)
+			ts, err := parseTimestampCached(raw, c.unit, &c.days)
 			if err != nil {
 				return -1
 			}

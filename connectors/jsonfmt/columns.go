@@ -1,6 +1,7 @@
 package jsonfmt
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -61,14 +62,33 @@ type column struct {
 	capN  int // values the current buffers hold
 
 	children []*column
+	keyTail  []byte // `name":` when the name needs no JSON escaping
+	keyLen   int    // len(keyTail) when it fits two words (<= 16), else 0
+	keyWord  [2]uint64
+	keyMask  [2]uint64
+	days     dayCache // timestamp: the last day parsed
 	byName   map[string]int
 	hint     []int    // struct: the child the k-th key matched last time
+	unknown  [][]byte // struct: the k-th key's text when it matched no child
 	seen     []uint32 // struct: per child, the object generation that set it
 	gen      uint32
 }
 
 func newColumn(f arrow.Field) (*column, error) {
 	c := &column{name: f.Name, typ: f.Type, avg: 16}
+	if plainKey(f.Name) {
+		c.keyTail = append([]byte(f.Name), '"', ':')
+		if len(c.keyTail) <= 16 {
+			var buf, mask [16]byte
+			copy(buf[:], c.keyTail)
+			for k := range c.keyTail {
+				mask[k] = 0xff
+			}
+			c.keyLen = len(c.keyTail)
+			c.keyWord = [2]uint64{binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:])}
+			c.keyMask = [2]uint64{binary.LittleEndian.Uint64(mask[:8]), binary.LittleEndian.Uint64(mask[8:])}
+		}
+	}
 	switch t := f.Type.(type) {
 	case *arrow.BooleanType:
 		c.kind = kBool
@@ -115,6 +135,16 @@ func newColumn(f arrow.Field) (*column, error) {
 		return nil, fmt.Errorf("column '%s': type %s is not supported by the JSON format", f.Name, f.Type)
 	}
 	return c, nil
+}
+
+// plainKey reports whether name appears verbatim between JSON quotes.
+func plainKey(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return name != ""
 }
 
 func (c *column) setMem(mem memory.Allocator) {

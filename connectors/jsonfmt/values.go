@@ -159,12 +159,33 @@ func trimPlus(b []byte) []byte {
 // or ISO-8601 'YYYY-MM-DDTHH:MM:SS[.f...][Z|±HH:MM]' into the unit's ticks
 // since the epoch. A zone offset is converted to UTC.
 func parseTimestamp(b []byte, unit arrow.TimeUnit) (arrow.Timestamp, error) {
+	return parseTimestampCached(b, unit, nil)
+}
+
+// dayCache remembers the last valid date prefix: a stream's timestamps
+// mostly share their day, and the calendar arithmetic is then skipped.
+type dayCache struct {
+	date [10]byte
+	days int64
+	ok   bool
+}
+
+func parseTimestampCached(b []byte, unit arrow.TimeUnit, dc *dayCache) (arrow.Timestamp, error) {
 	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != ' ' && b[10] != 'T') || b[13] != ':' || b[16] != ':' {
 		return 0, errBadTime
 	}
-	days, ok := civilDays(b)
-	if !ok {
-		return 0, errBadTime
+	var days int64
+	if dc != nil && dc.ok && string(dc.date[:]) == string(b[:10]) {
+		days = dc.days
+	} else {
+		var ok bool
+		if days, ok = civilDays(b); !ok {
+			return 0, errBadTime
+		}
+		if dc != nil {
+			copy(dc.date[:], b[:10])
+			dc.days, dc.ok = days, true
+		}
 	}
 	hh, ok1 := two(b[11:13])
 	mm, ok2 := two(b[14:16])

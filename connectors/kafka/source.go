@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -150,12 +151,14 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		wg.Add(1)
 		go func(p int32) {
 			defer wg.Done()
+			defer recoverTo(runCtx, results, fmt.Sprintf("kafka topic '%s' partition %d decode", cfg.topic, p))
 			s.decodeLoop(runCtx, p, ch, results)
 		}(p)
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		defer recoverTo(runCtx, results, fmt.Sprintf("kafka topic '%s' fetch", cfg.topic))
 		s.pollLoop(runCtx, cl, work, ends, results)
 	}()
 	defer func() {
@@ -217,6 +220,18 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 }
 
 const minTs = -1 << 63
+
+// recoverTo turns a panic in one of the source's goroutines into the
+// query's error (the graph's recover only covers Run's own goroutine).
+func recoverTo(ctx context.Context, results chan<- decoded, where string) {
+	if r := recover(); r != nil {
+		err := fmt.Errorf("internal error in %s: %v\n%s", where, r, debug.Stack())
+		select {
+		case results <- decoded{err: err}:
+		case <-ctx.Done():
+		}
+	}
+}
 
 // watermark is the min over live partitions of the max record timestamp
 // seen, in microseconds.

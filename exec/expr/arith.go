@@ -22,6 +22,9 @@ import (
 func NewBinary(op string, l, r Expr) (Expr, error) {
 	switch o := strings.ToUpper(strings.TrimSpace(op)); o {
 	case "+", "-", "*", "/", "%":
+		if (o == "+" || o == "-") && (isInterval(l.Type()) || isInterval(r.Type())) {
+			return newTimeShift(o, l, r)
+		}
 		return newArith(o, l, r, "")
 	case "=", "<>", "!=", "<", ">", "<=", ">=":
 		return newCompare(o, l, r)
@@ -60,11 +63,13 @@ func sqlTypeErr(op string, a, b arrow.DataType) error {
 	return fmt.Errorf("cannot apply '%s' to %s and %s", op, typeName(a), typeName(b))
 }
 
-func newArith(op string, l, r Expr, fn string) (Expr, error) {
-	lt, rt := l.Type(), r.Type()
+// arithType is the type rule of + - * / % (and mod): the result type and
+// the types the operands are widened to, from the operand types alone.
+func arithType(op string, lt, rt arrow.DataType) (t, lc, rc arrow.DataType, err error) {
 	if isNull(lt) && isNull(rt) {
-		return nil, fmt.Errorf("cannot apply '%s' to NULL and NULL: the type is unknown", op)
+		return nil, nil, nil, fmt.Errorf("cannot apply '%s' to NULL and NULL: the type is unknown", op)
 	}
+	olt, ort := lt, rt
 	if isNull(lt) {
 		lt = rt
 	}
@@ -72,38 +77,45 @@ func newArith(op string, l, r Expr, fn string) (Expr, error) {
 		rt = lt
 	}
 	if !isNumeric(lt) || !isNumeric(rt) {
-		return nil, sqlTypeErr(op, l.Type(), r.Type())
+		return nil, nil, nil, sqlTypeErr(op, olt, ort)
 	}
-	a := &Arith{op: op[0], fn: fn}
-	var lc, rc arrow.DataType
 	switch {
 	case isInt(lt) && isInt(rt):
 		t, _ := CommonType(lt, rt)
-		a.t, lc, rc = t, t, t
+		return t, t, t, nil
 	case isFloat(lt) || isFloat(rt):
-		a.t, lc, rc = arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Float64
-	default:
-		p1, s1 := decParts(lt)
-		p2, s2 := decParts(rt)
-		lc, rc = decType(p1, s1), decType(p2, s2)
-		var t *arrow.Decimal128Type
-		switch a.op {
-		case '+', '-':
-			s := max(s1, s2)
-			t = adjustDecimal(max(p1-s1, p2-s2)+s+1, s)
-		case '*':
-			t = adjustDecimal(p1+p2, s1+s2)
-		case '/':
-			s := max(minAdjustedScale, s1+p2+1)
-			t = adjustDecimal(p1-s1+s2+s, s)
-		case '%':
-			s := max(s1, s2)
-			t = adjustDecimal(min(p1-s1, p2-s2)+s, s)
-		}
-		a.t = t
-		a.dec = decOp{op: a.op, s1: s1, s2: s2, p: t.Precision, s: t.Scale}
+		return tDouble, tDouble, tDouble, nil
 	}
-	var err error
+	p1, s1 := decParts(lt)
+	p2, s2 := decParts(rt)
+	var d *arrow.Decimal128Type
+	switch op[0] {
+	case '+', '-':
+		s := max(s1, s2)
+		d = adjustDecimal(max(p1-s1, p2-s2)+s+1, s)
+	case '*':
+		d = adjustDecimal(p1+p2, s1+s2)
+	case '/':
+		s := max(minAdjustedScale, s1+p2+1)
+		d = adjustDecimal(p1-s1+s2+s, s)
+	case '%':
+		s := max(s1, s2)
+		d = adjustDecimal(min(p1-s1, p2-s2)+s, s)
+	}
+	return d, decType(p1, s1), decType(p2, s2), nil
+}
+
+func newArith(op string, l, r Expr, fn string) (Expr, error) {
+	t, lc, rc, err := arithType(op, l.Type(), r.Type())
+	if err != nil {
+		return nil, err
+	}
+	a := &Arith{op: op[0], fn: fn, t: t}
+	if d, ok := t.(*arrow.Decimal128Type); ok {
+		_, s1 := decParts(lc)
+		_, s2 := decParts(rc)
+		a.dec = decOp{op: a.op, s1: s1, s2: s2, p: d.Precision, s: d.Scale}
+	}
 	if a.l, err = Coerce(l, lc); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -60,6 +61,8 @@ func FormatValue(v any, t arrow.DataType) string {
 		return formatTimestamp(int64(x), u)
 	case arrow.Date32:
 		return formatDate(int64(x))
+	case arrow.Duration:
+		return "INTERVAL '" + time.Duration(x).String() + "'"
 	case exec.Row:
 		parts := make([]string, len(x))
 		st, _ := t.(*arrow.StructType)

@@ -14,9 +14,10 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// NewFunc builds a scalar function call; names are case-insensitive:
+// The string built-ins that predate the registry (lower, upper, length,
+// substring, concat) and abs / mod / coalesce, registered in
+// builtins_string.go and builtins_math.go:
 //
-//	lower(s), upper(s)            VARCHAR
 //	length(s), char_length(s)     INT, in characters (not bytes)
 //	substring(s, start[, len])    1-based; SQL-standard window semantics: the
 //	substr(...)                   characters at positions [start, start+len)
@@ -24,85 +25,8 @@ import (
 //	                              a negative len is an error
 //	concat(a, ...)                VARCHAR; NULL if any argument is NULL (as
 //	                              Flink); non-string arguments are cast
-//	mod(a, b)                     a % b
 //	abs(x)                        same numeric type; abs of the smallest
 //	                              integer is an overflow error
-//	coalesce(a, ...)              the first non-NULL argument
-func NewFunc(name string, args []Expr) (Expr, error) {
-	lname := strings.ToLower(name)
-	argc := func(lo, hi int) error {
-		if len(args) < lo || len(args) > hi {
-			if lo == hi {
-				return fmt.Errorf("%s takes %d argument(s), got %d", lname, lo, len(args))
-			}
-			return fmt.Errorf("%s takes %d to %d arguments, got %d", lname, lo, hi, len(args))
-		}
-		return nil
-	}
-	switch lname {
-	case "lower", "upper", "length", "char_length", "character_length":
-		if err := argc(1, 1); err != nil {
-			return nil, err
-		}
-		a, err := stringArg(lname, args[0])
-		if err != nil {
-			return nil, err
-		}
-		if lname == "lower" || lname == "upper" {
-			return &caseFunc{name: lname, e: a}, nil
-		}
-		return &lengthFunc{name: lname, e: a}, nil
-	case "substring", "substr":
-		if err := argc(2, 3); err != nil {
-			return nil, err
-		}
-		s, err := stringArg(lname, args[0])
-		if err != nil {
-			return nil, err
-		}
-		f := &substrFunc{name: lname, s: s}
-		for _, a := range args[1:] {
-			if !isInt(a.Type()) && !isNull(a.Type()) {
-				return nil, fmt.Errorf("%s: position and length must be integers, got %s", lname, typeName(a.Type()))
-			}
-			c, err := Coerce(a, arrow.PrimitiveTypes.Int64)
-			if err != nil {
-				return nil, err
-			}
-			f.args = append(f.args, c)
-		}
-		return f, nil
-	case "concat":
-		if len(args) == 0 {
-			return nil, fmt.Errorf("concat needs at least one argument")
-		}
-		f := &concatFunc{}
-		for _, a := range args {
-			c, err := Coerce(a, arrow.BinaryTypes.String)
-			if err != nil {
-				return nil, fmt.Errorf("concat: %w", err)
-			}
-			f.args = append(f.args, c)
-		}
-		return f, nil
-	case "mod":
-		if err := argc(2, 2); err != nil {
-			return nil, err
-		}
-		return newArith("%", args[0], args[1], "mod")
-	case "abs":
-		if err := argc(1, 1); err != nil {
-			return nil, err
-		}
-		if !isNumeric(args[0].Type()) {
-			return nil, fmt.Errorf("cannot apply abs to %s", typeName(args[0].Type()))
-		}
-		return &absFunc{e: args[0]}, nil
-	case "coalesce":
-		return newCoalesce(args)
-	}
-	return nil, fmt.Errorf("unknown function %s", name)
-}
 
 func stringArg(fn string, e Expr) (Expr, error) {
 	if !isString(e.Type()) && !isNull(e.Type()) {

@@ -217,7 +217,7 @@ func TestErrors(t *testing.T) {
 		{func() (Expr, error) { return NewCast(col("day"), tInt) }, "cannot cast DATE to INT"},
 		{func() (Expr, error) { return NewLike(col("s"), Lit("ab\\", tStr), false) }, "ends with the escape"},
 		{func() (Expr, error) { return NewFunc("nope", nil) }, "unknown function nope"},
-		{func() (Expr, error) { return NewFunc("lower", []Expr{col("i")}) }, "cannot apply lower to INT"},
+		{func() (Expr, error) { return NewFunc("lower", []Expr{col("i")}) }, "lower(INT): no signature matches; accepted: lower(VARCHAR) -> VARCHAR"},
 		{func() (Expr, error) { return NewNot(col("i")) }, "cannot apply NOT to INT"},
 		{func() (Expr, error) { return NewCase(nil, []When{{col("b"), col("s")}}, col("i")) }, "incompatible types VARCHAR and INT"},
 		{func() (Expr, error) { return NewIn(col("b"), []Expr{col("i")}, false) }, "IN: cannot compare"},

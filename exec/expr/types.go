@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -46,6 +47,13 @@ func typeName(t arrow.DataType) string {
 		return fmt.Sprintf("TIMESTAMP(%d)", tsPrecision(t.(*arrow.TimestampType).Unit))
 	case arrow.DATE32:
 		return "DATE"
+	case arrow.DURATION:
+		return "INTERVAL"
+	case arrow.EXTENSION:
+		if arrow.TypeEqual(t, JSONType) {
+			return "JSON"
+		}
+		return strings.ToUpper(t.(arrow.ExtensionType).ExtensionName())
 	}
 	return t.String()
 }

@@ -1,6 +1,7 @@
 package shuffle
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"syscall"
@@ -9,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
 )
 
 // benchRecord is the benchmark's batch: (k BIGINT, v BIGINT, f DOUBLE,
@@ -102,4 +105,48 @@ func cpuNanos() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// discard is a routed emitter whose consumers drop every batch.
+type discard struct{ n int }
+
+func (d discard) Targets() int                                   { return d.n }
+func (d discard) EmitTo(context.Context, int, *exec.Batch) error { return nil }
+func (d discard) Emit(context.Context, *exec.Batch) error        { return nil }
+func (d discard) EmitWatermark(context.Context, int64) error     { return nil }
+
+// BenchmarkExchange is the whole columnar exchange on 8192-row batches:
+// split, coalescing of sub-batches under CoalesceRows (from 16 targets on,
+// every sub-batch is held once and concatenated), emit.
+func BenchmarkExchange(b *testing.B) {
+	rec := benchRecord(memory.NewGoAllocator(), 8192)
+	defer rec.Release()
+	for _, recycle := range []bool{false, true} {
+		for _, targets := range []int{2, 4, 8, 16} {
+			b.Run(fmt.Sprintf("recycle=%v/targets=%d", recycle, targets), func(b *testing.B) {
+				ex := NewExchange([]int{0}, memory.NewGoAllocator())
+				if recycle {
+					ex.Recycle(64 << 20)
+				}
+				defer ex.Close()
+				ctx := context.Background()
+				out := discard{n: targets}
+				in := exec.NewColumnarBatch(rec)
+				rec.Retain()
+				defer in.Release()
+				cpu0 := cpuNanos()
+				for b.Loop() {
+					if _, err := ex.ProcessColumnar(ctx, 0, in, out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := ex.Finish(ctx, 0, out); err != nil {
+					b.Fatal(err)
+				}
+				rows := float64(b.N) * float64(rec.NumRows())
+				b.ReportMetric(float64(cpuNanos()-cpu0)/rows, "cpu-ns/row")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
+			})
+		}
+	}
 }

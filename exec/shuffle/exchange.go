@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
@@ -20,12 +19,13 @@ const CoalesceRows = 1024
 
 // Exchange is the keyed shuffle operator: each row goes to target
 // TargetOf(key hash, targets), where target i is the i-th consumer connected
-// after the exchange's stage (exec.RoutedEmitter). A columnar batch is split
-// with Split and stays columnar; a row batch is split row by row with
-// HashRow, which routes every key exactly as the columnar split does, so the
-// two kinds may interleave in one stream. Small sub-batches are held per
-// target and sent coalesced; a watermark or the end of input flushes them
-// first, so nothing is held across a watermark.
+// after the exchange's stage (exec.RoutedEmitter). A columnar batch is
+// routed as Split routes it and stays columnar; a row batch is split row by
+// row with HashRow, which routes every key exactly as the columnar split
+// does, so the two kinds may interleave in one stream. A target's rows under
+// CoalesceRows are held and sent together with the next ones (columnar rows
+// are gathered once, at that flush); a watermark or the end of input
+// flushes them first, so nothing is held across a watermark.
 type Exchange struct {
 	keyCols []int
 	mem     memory.Allocator // allocates sub-batches: the caller's, or a Recycler over it
@@ -36,14 +36,26 @@ type Exchange struct {
 	nStop   int
 }
 
-// pending is what one target holds back: either records or rows, never both
-// (a switch of kind flushes first, so order is kept).
+// pending is what one target holds back: either columnar segments or rows,
+// never both (a switch of kind flushes first, so order is kept). A segment
+// is an input record (retained) and the target's row indexes in it (owned
+// copy; nil for all rows): held rows are gathered once, at the flush, with
+// no intermediate sub-record to concatenate.
 type pending struct {
 	schema *arrow.Schema
-	recs   []arrow.RecordBatch // owned
+	segs   []segment
 	rows   []exec.Row
 	n      int
+	// srcs are the columnar batches (retained) whose decoded rows are held:
+	// decoded strings alias their records' memory.
+	srcs []*exec.Batch
 }
+
+// maxHeldSegments bounds the input records one target pins while it waits
+// for CoalesceRows rows: a target that gets a trickle of rows from every
+// batch would otherwise hold whole batches for each of its few rows. Past
+// it, the held rows are compacted into one record of their own.
+const maxHeldSegments = 16
 
 // NewExchange returns an exchange hashing the key columns keyCols.
 func NewExchange(keyCols []int, mem memory.Allocator) *Exchange {
@@ -113,12 +125,16 @@ func (e *Exchange) Process(ctx context.Context, _ int, b *exec.Batch, out exec.E
 			continue
 		}
 		p := &e.pend[t]
-		if len(p.recs) > 0 || (p.n > 0 && !sameSchema(p.schema, schema)) {
+		if len(p.segs) > 0 || (p.n > 0 && !sameSchema(p.schema, schema)) {
 			if err := e.flush(ctx, ro, t); err != nil {
 				return err
 			}
 		}
 		p.schema = schema
+		if b.IsColumnar() && (len(p.srcs) == 0 || p.srcs[len(p.srcs)-1] != b) {
+			b.Retain()
+			p.srcs = append(p.srcs, b)
+		}
 		// The row slice is fresh after every flush and never reused, so a
 		// consumer that keeps an emitted batch keeps its rows intact.
 		p.rows = append(p.rows, r)
@@ -134,53 +150,114 @@ func (e *Exchange) Process(ctx context.Context, _ int, b *exec.Batch, out exec.E
 	return nil
 }
 
-// ProcessColumnar splits a columnar batch with Split; it always handles it.
+// ProcessColumnar routes a columnar batch's rows (the routing of Split) and
+// sends each target its rows as one gathered sub-batch, or holds them back
+// when there are too few. It always handles the batch.
 func (e *Exchange) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) (bool, error) {
 	ro, n := e.targets(out)
 	if n <= 1 {
 		return true, out.Emit(ctx, b)
 	}
-	subs, err := Split(e.mem, b.Record(), e.keyCols, n, &e.scratch)
-	if err != nil {
+	rec := b.Record()
+	if err := checkKeys(rec.Schema(), e.keyCols); err != nil {
 		return true, err
 	}
-	for t, sub := range subs {
-		if sub == nil {
+	if n > maxTargets {
+		return true, fmt.Errorf("shuffle: exchange: %d targets, at most %d", n, maxTargets)
+	}
+	starts, idx, whole := route(rec, e.keyCols, n, &e.scratch)
+	if whole >= 0 {
+		return true, e.addSegment(ctx, ro, whole, rec, nil)
+	}
+	for t := range n {
+		lo, hi := starts[t], starts[t+1]
+		if lo == hi {
 			continue
 		}
-		subs[t] = nil
-		if err := e.addRecord(ctx, ro, t, sub); err != nil {
-			releaseAll(subs)
+		if err := e.addSegment(ctx, ro, t, rec, idx[lo:hi]); err != nil {
 			return true, err
 		}
 	}
 	return true, nil
 }
 
-// addRecord takes over rec for target t: it is sent at once when it is
-// big enough and nothing is held, else held and coalesced.
-func (e *Exchange) addRecord(ctx context.Context, ro exec.RoutedEmitter, t int, rec arrow.RecordBatch) error {
+// addSegment gives target t the rows idx of rec (borrowed; nil idx: every
+// row): sent at once when they are enough and nothing is held, else held.
+func (e *Exchange) addSegment(ctx context.Context, ro exec.RoutedEmitter, t int, rec arrow.RecordBatch, idx []int32) error {
 	if e.stopped[t] {
-		rec.Release()
 		return nil
 	}
 	p := &e.pend[t]
-	if len(p.rows) > 0 || (len(p.recs) > 0 && !sameSchema(p.schema, rec.Schema())) {
+	if len(p.rows) > 0 || (len(p.segs) > 0 && !sameSchema(p.schema, rec.Schema())) {
 		if err := e.flush(ctx, ro, t); err != nil {
-			rec.Release()
 			return err
 		}
 	}
-	rows := int(rec.NumRows())
+	seg := segment{rec: rec, idx: idx}
+	rows := seg.len()
 	if p.n == 0 && rows >= CoalesceRows {
-		return e.send(ctx, ro, t, exec.NewColumnarBatch(rec))
+		if idx == nil {
+			rec.Retain() // the whole input goes on, uncopied
+			return e.send(ctx, ro, t, exec.NewColumnarBatch(rec))
+		}
+		sub, err := gatherRecord(e.mem, rec, idx, &e.scratch)
+		if err != nil {
+			return fmt.Errorf("shuffle: exchange: gathering target %d: %w", t, err)
+		}
+		return e.send(ctx, ro, t, exec.NewColumnarBatch(sub))
+	}
+	rec.Retain()
+	if idx != nil {
+		seg.idx = append([]int32(nil), idx...) // the scratch is reused
 	}
 	p.schema = rec.Schema()
-	p.recs = append(p.recs, rec)
+	p.segs = append(p.segs, seg)
 	p.n += rows
 	if p.n >= CoalesceRows {
 		return e.flush(ctx, ro, t)
 	}
+	if len(p.segs) >= maxHeldSegments {
+		return e.compact(t)
+	}
+	return nil
+}
+
+// gatherHeld gathers target t's held segments into one record and releases
+// them; the pending state is left empty.
+func (e *Exchange) gatherHeld(t int) (arrow.RecordBatch, error) {
+	p := &e.pend[t]
+	segs := p.segs
+	schema := p.schema
+	*p = pending{segs: segs[:0]}
+	defer func() {
+		for i := range segs {
+			segs[i].rec.Release()
+			segs[i] = segment{}
+		}
+	}()
+	if len(segs) == 1 && segs[0].idx == nil {
+		segs[0].rec.Retain()
+		return segs[0].rec, nil
+	}
+	rec, err := gatherSegments(e.mem, schema, segs, &e.scratch)
+	if err != nil {
+		return nil, fmt.Errorf("shuffle: exchange: coalescing %d batches for target %d: %w", len(segs), t, err)
+	}
+	return rec, nil
+}
+
+// compact replaces target t's held segments by one record of their rows,
+// so they pin no input batch.
+func (e *Exchange) compact(t int) error {
+	n := e.pend[t].n
+	rec, err := e.gatherHeld(t)
+	if err != nil {
+		return err
+	}
+	p := &e.pend[t]
+	p.schema = rec.Schema()
+	p.segs = append(p.segs, segment{rec: rec})
+	p.n = n
 	return nil
 }
 
@@ -190,17 +267,18 @@ func (e *Exchange) flush(ctx context.Context, ro exec.RoutedEmitter, t int) erro
 	if p.n == 0 {
 		return nil
 	}
-	schema, recs, rows, n := p.schema, p.recs, p.rows, p.n
-	// Reset before sending: the pending state no longer owns anything, so an
-	// error below cannot release twice.
-	*p = pending{recs: recs[:0]}
-	if rows != nil {
-		return e.send(ctx, ro, t, exec.NewRowBatch(schema, rows))
+	if p.rows != nil {
+		schema, rows, srcs := p.schema, p.rows, p.srcs
+		*p = pending{segs: p.segs}
+		err := e.send(ctx, ro, t, exec.NewRowBatch(schema, rows))
+		for _, b := range srcs {
+			b.Release()
+		}
+		return err
 	}
-	rec, err := concatRecords(e.mem, schema, recs, n)
-	clear(recs)
+	rec, err := e.gatherHeld(t)
 	if err != nil {
-		return fmt.Errorf("shuffle: exchange: coalescing %d batches for target %d: %w", len(recs), t, err)
+		return err
 	}
 	return e.send(ctx, ro, t, exec.NewColumnarBatch(rec))
 }
@@ -267,42 +345,13 @@ func (e *Exchange) dropAll() {
 
 func (e *Exchange) dropPending(t int) {
 	p := &e.pend[t]
-	releaseAll(p.recs)
+	for _, sg := range p.segs {
+		sg.rec.Release()
+	}
+	for _, b := range p.srcs {
+		b.Release()
+	}
 	*p = pending{}
 }
 
 func sameSchema(a, b *arrow.Schema) bool { return a == b || a.Equal(b) }
-
-// concatRecords concatenates recs (borrowed) column by column into one
-// record of n rows; a single record is returned as is, with a new reference.
-func concatRecords(mem memory.Allocator, schema *arrow.Schema, recs []arrow.RecordBatch, n int) (arrow.RecordBatch, error) {
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	if len(recs) == 1 {
-		recs[0].Retain()
-		return recs[0], nil
-	}
-	cols := make([]arrow.Array, schema.NumFields())
-	parts := make([]arrow.Array, len(recs))
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for c := range cols {
-		for i, r := range recs {
-			parts[i] = r.Column(c)
-		}
-		col, err := array.Concatenate(parts, mem)
-		if err != nil {
-			return nil, fmt.Errorf("column %q: %w", schema.Field(c).Name, err)
-		}
-		cols[c] = col
-	}
-	return array.NewRecordBatch(schema, cols, int64(n)), nil
-}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -39,12 +40,28 @@ func (o *out) EmitTo(_ context.Context, t int, b *exec.Batch) error {
 	}
 	ev := event{target: t, columnar: b.IsColumnar()}
 	if b.IsColumnar() {
+		// Decoded strings alias the record's memory, which a Recycler
+		// reuses once the batch is released: keep copies.
 		ev.rows = exec.DecodeRows(b.Record())
+		for _, r := range ev.rows {
+			cloneStrings(r)
+		}
 	} else {
 		ev.rows = b.Rows()
 	}
 	o.events = append(o.events, ev)
 	return nil
+}
+
+func cloneStrings(r exec.Row) {
+	for i, v := range r {
+		switch x := v.(type) {
+		case string:
+			r[i] = strings.Clone(x)
+		case exec.Row:
+			cloneStrings(x)
+		}
+	}
 }
 
 func (o *out) Emit(_ context.Context, b *exec.Batch) error {
@@ -74,12 +91,12 @@ func keyString(r exec.Row, keys []int) string {
 	return fmt.Sprintf("%v", parts)
 }
 
-// checkRouting checks that every input row arrived exactly once, at the
-// target the reference routing names, in input order per target, so every
-// key is seen by one target only.
-func checkRouting(t *testing.T, o *out, keys []int, total int) {
+// checkRouting checks that every input row (input[seq]) arrived exactly
+// once and intact, at the target the reference routing names, in input
+// order per target, so every key is seen by one target only.
+func checkRouting(t *testing.T, o *out, keys []int, input []exec.Row) {
 	t.Helper()
-	seen := make([]bool, total)
+	seen := make([]bool, len(input))
 	last := make([]int64, o.n)
 	for i := range last {
 		last[i] = -1
@@ -92,6 +109,9 @@ func checkRouting(t *testing.T, o *out, keys []int, total int) {
 				t.Fatalf("row %d delivered twice", seq)
 			}
 			seen[seq] = true
+			if got, want := rowString(r), rowString(input[seq]); got != want {
+				t.Fatalf("row %d arrived as %s, sent as %s", seq, got, want)
+			}
 			if seq <= last[e.target] {
 				t.Fatalf("target %d: row %d after row %d", e.target, seq, last[e.target])
 			}
@@ -126,9 +146,11 @@ func TestExchangeInterleavesRowAndColumnarBatches(t *testing.T) {
 			o := &out{n: targets}
 			before := exec.Global.BatchesMaterialized.Load()
 			total := 0
+			var input []exec.Row
 			for i := range 24 {
 				n := 1 + rng.IntN(1000)
 				rows := genRows(rng, total, n, 30, 10)
+				input = append(input, rows...)
 				total += n
 				var b *exec.Batch
 				if i%2 == 0 {
@@ -160,7 +182,7 @@ func TestExchangeInterleavesRowAndColumnarBatches(t *testing.T) {
 			if exec.Global.BatchesMaterialized.Load() != before {
 				t.Fatal("the exchange materialised a columnar batch")
 			}
-			checkRouting(t, o, keys, total)
+			checkRouting(t, o, keys, input)
 			var col, row int
 			for _, e := range o.events {
 				if e.target >= 0 && e.columnar {
@@ -189,9 +211,11 @@ func TestExchangeCoalesces(t *testing.T) {
 			defer ex.Close()
 			o := &out{n: 2}
 			total, inBatches := 0, 0
+			var input []exec.Row
 			wmAt := -1 // event index of the watermark
 			for i := range 600 {
 				rows := genRows(rng, total, 10, 1000, 5)
+				input = append(input, rows...)
 				total += 10
 				inBatches++
 				b := exec.NewRowBatch(allTypes, rows)
@@ -202,6 +226,11 @@ func TestExchangeCoalesces(t *testing.T) {
 					t.Fatal(err)
 				}
 				b.Release()
+				for tg, p := range ex.pend {
+					if len(p.segs) >= maxHeldSegments {
+						t.Fatalf("target %d pins %d input batches", tg, len(p.segs))
+					}
+				}
 				if i == 299 {
 					if err := ex.OnWatermark(ctx, 42, o); err != nil {
 						t.Fatal(err)
@@ -219,7 +248,7 @@ func TestExchangeCoalesces(t *testing.T) {
 			if o.rowsSent() != total {
 				t.Fatalf("%d of %d rows sent after Finish", o.rowsSent(), total)
 			}
-			checkRouting(t, o, []int{1}, total)
+			checkRouting(t, o, []int{1}, input)
 			// Each target's outputs are >= CoalesceRows except its last one
 			// before the watermark and its last one at Finish.
 			lastBefore := map[int]int{}

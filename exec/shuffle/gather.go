@@ -12,14 +12,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// The split's gather builds one target's sub-record. Unlike a per-column
-// gather (exec/ops), it sizes every buffer of every column up front and
-// takes them all from ONE allocation, sliced per buffer: the allocator, not
-// the copying, was most of the split's cost (each target needs its own
-// output memory, so the number of allocations grows with the targets).
-// Each sub-record owns only its own block, so a sub-batch held back for
-// coalescing pins nothing else. Buffers are written in full, never
-// zeroed and filled bit by bit, so an allocator that does not zero is fine.
+// The split's gather builds one target's sub-record, from one input record
+// (Split) or from the several a target's held rows came from (the
+// exchange's coalescing). Unlike the per-column gather of exec/ops (which
+// also routes dictionaries through its fixed-width path), it sizes every
+// buffer of every column up front and takes them all from ONE allocation,
+// sliced per buffer: the allocator, not the copying, is most of the split's
+// cost (BenchmarkSplit vs BenchmarkSplitRecycled), and each target needs its
+// own output memory. Each sub-record owns only its own block, so a
+// sub-batch kept downstream pins nothing else. Every byte of a buffer is
+// written (bitmaps a byte at a time), so a Recycler's unzeroed blocks are
+// fine.
 
 // colPlan is how one column is gathered and where its buffers sit in the
 // block.
@@ -67,18 +70,62 @@ func planKind(arr arrow.Array) (gatherKind, int) {
 
 func pad64(n int) int { return (n + 63) &^ 63 }
 
-// gatherRecord builds the record of rec's rows idx, in idx order. plans is
-// scratch, one per column.
-func gatherRecord(mem memory.Allocator, rec arrow.RecordBatch, idx []int32, plans []colPlan, cols []arrow.Array) (arrow.RecordBatch, error) {
-	n := len(idx)
+// segment is a source of gathered rows: rec's rows idx, in idx order, or
+// all of rec's rows when idx is nil (concatenation).
+type segment struct {
+	rec arrow.RecordBatch
+	idx []int32
+}
+
+func (s segment) len() int {
+	if s.idx == nil {
+		return int(s.rec.NumRows())
+	}
+	return len(s.idx)
+}
+
+// gatherRecord builds the record of rec's rows idx, in idx order.
+func gatherRecord(mem memory.Allocator, rec arrow.RecordBatch, idx []int32, sc *Scratch) (arrow.RecordBatch, error) {
+	sc.seg[0] = segment{rec: rec, idx: idx}
+	out, err := gatherSegments(mem, rec.Schema(), sc.seg[:], sc)
+	sc.seg[0] = segment{}
+	return out, err
+}
+
+// gatherSegments builds one record of schema from segs, in order: the
+// split's gather (one segment with indexes) and the exchange's coalescing
+// (whole records) are the same copy into one block.
+func gatherSegments(mem memory.Allocator, schema *arrow.Schema, segs []segment, sc *Scratch) (arrow.RecordBatch, error) {
+	ncol := schema.NumFields()
+	if cap(sc.plans) < ncol {
+		sc.plans = make([]colPlan, ncol)
+		sc.cols = make([]arrow.Array, ncol)
+	}
+	plans, cols := sc.plans[:ncol], sc.cols[:ncol]
+	n := 0
+	for _, sg := range segs {
+		n += sg.len()
+	}
 	bitmap := int(bitutil.BytesForBits(int64(n)))
 	total := 0
 	for c := range plans {
-		arr := rec.Column(c)
 		p := colPlan{}
-		p.kind, p.width = planKind(arr)
-		if p.kind != gatherTake && arr.NullN() > 0 {
-			p.nulls = true
+		p.kind, p.width = planKind(segs[0].rec.Column(c))
+		for _, sg := range segs[1:] {
+			if k, w := planKind(sg.rec.Column(c)); k != p.kind || w != p.width {
+				p.kind = gatherTake
+			}
+		}
+		if p.kind == gatherTake {
+			plans[c] = p
+			continue
+		}
+		for _, sg := range segs {
+			if sg.rec.Column(c).NullN() > 0 {
+				p.nulls = true
+			}
+		}
+		if p.nulls {
 			p.validOff, p.validLen = total, bitmap
 			total += pad64(bitmap)
 		}
@@ -90,10 +137,16 @@ func gatherRecord(mem memory.Allocator, rec arrow.RecordBatch, idx []int32, plan
 		case gatherBinary:
 			p.valOff, p.valLen = total, (n+1)*4
 			total += pad64(p.valLen)
-			offs := arrow.GetOffsets[int32](arr.Data(), 1)
 			size := 0
-			for _, i := range idx {
-				size += int(offs[i+1] - offs[i])
+			for _, sg := range segs {
+				offs := arrow.GetOffsets[int32](sg.rec.Column(c).Data(), 1)
+				if sg.idx == nil {
+					size += int(offs[len(offs)-1] - offs[0])
+					continue
+				}
+				for _, i := range sg.idx {
+					size += int(offs[i+1] - offs[i])
+				}
 			}
 			p.dataOff, p.dataLen = total, size
 			total += pad64(size)
@@ -111,20 +164,20 @@ func gatherRecord(mem memory.Allocator, rec arrow.RecordBatch, idx []int32, plan
 
 	clear(cols)
 	fail := func(err error) (arrow.RecordBatch, error) {
-		for _, a := range cols {
+		for i, a := range cols {
 			if a != nil {
 				a.Release()
+				cols[i] = nil
 			}
 		}
 		return nil, err
 	}
 	bytes := block.Bytes()
 	for c, p := range plans {
-		arr := rec.Column(c)
 		if p.kind == gatherTake {
-			a, err := takeColumn(mem, arr, idx)
+			a, err := takeSegments(mem, segs, c)
 			if err != nil {
-				return fail(fmt.Errorf("column %q: %w", rec.ColumnName(c), err))
+				return fail(fmt.Errorf("column %q: %w", schema.Field(c).Name, err))
 			}
 			cols[c] = a
 			continue
@@ -132,40 +185,41 @@ func gatherRecord(mem memory.Allocator, rec arrow.RecordBatch, idx []int32, plan
 		var valid *memory.Buffer
 		nulls := 0
 		if p.nulls {
-			nulls = gatherValidity(bytes[p.validOff:p.validOff+p.validLen], arr, idx)
+			w := bitWriter{dst: bytes[p.validOff : p.validOff+p.validLen]}
+			for _, sg := range segs {
+				writeValidity(&w, sg.rec.Column(c), sg.idx)
+			}
+			w.finish()
+			nulls = n - w.ones
 			valid = slice(p.validOff, p.validLen)
 		}
 		dst := bytes[p.valOff : p.valOff+p.valLen]
 		var bufs []*memory.Buffer
 		switch p.kind {
 		case gatherFixed:
-			switch p.width {
-			case 1:
-				gatherValues(arrow.GetData[uint8](dst), arrow.GetValues[uint8](arr.Data(), 1), idx)
-			case 2:
-				gatherValues(arrow.GetData[uint16](dst), arrow.GetValues[uint16](arr.Data(), 1), idx)
-			case 4:
-				gatherValues(arrow.GetData[uint32](dst), arrow.GetValues[uint32](arr.Data(), 1), idx)
-			case 8:
-				gatherValues(arrow.GetData[uint64](dst), arrow.GetValues[uint64](arr.Data(), 1), idx)
-			case 16:
-				gatherValues(arrow.GetData[decimal128.Num](dst), arrow.GetValues[decimal128.Num](arr.Data(), 1), idx)
+			k := 0
+			for _, sg := range segs {
+				k += gatherFixedWidth(dst, k, p.width, sg.rec.Column(c), sg.idx)
 			}
 			bufs = []*memory.Buffer{valid, slice(p.valOff, p.valLen)}
 		case gatherBool:
-			gatherBits(dst, arr.(*array.Boolean), idx)
+			w := bitWriter{dst: dst}
+			for _, sg := range segs {
+				writeBools(&w, sg.rec.Column(c).(*array.Boolean), sg.idx)
+			}
+			w.finish()
 			bufs = []*memory.Buffer{valid, slice(p.valOff, p.valLen)}
 		case gatherBinary:
-			data := arr.Data()
-			var src []byte
-			if b := data.Buffers()[2]; b != nil {
-				src = b.Bytes()
+			dstOffs := arrow.GetData[int32](dst)[:n+1]
+			data := bytes[p.dataOff : p.dataOff+p.dataLen]
+			k, pos := 0, int32(0)
+			for _, sg := range segs {
+				k, pos = gatherStrings(dstOffs, data, k, pos, sg.rec.Column(c), sg.idx)
 			}
-			gatherStrings(arrow.GetData[int32](dst), bytes[p.dataOff:p.dataOff+p.dataLen],
-				arrow.GetOffsets[int32](data, 1), src, idx)
+			dstOffs[n] = pos
 			bufs = []*memory.Buffer{valid, slice(p.valOff, p.valLen), slice(p.dataOff, p.dataLen)}
 		}
-		d := array.NewData(arr.DataType(), n, bufs, nil, nulls, 0)
+		d := array.NewData(schema.Field(c).Type, n, bufs, nil, nulls, 0)
 		for _, b := range bufs {
 			if b != nil {
 				b.Release()
@@ -174,7 +228,7 @@ func gatherRecord(mem memory.Allocator, rec arrow.RecordBatch, idx []int32, plan
 		cols[c] = array.MakeFromData(d)
 		d.Release()
 	}
-	out := array.NewRecordBatch(rec.Schema(), cols, int64(n))
+	out := array.NewRecordBatch(schema, cols, int64(n))
 	for i, a := range cols {
 		a.Release()
 		cols[i] = nil
@@ -182,57 +236,146 @@ func gatherRecord(mem memory.Allocator, rec arrow.RecordBatch, idx []int32, plan
 	return out, nil
 }
 
-func gatherValues[T uint8 | uint16 | uint32 | uint64 | decimal128.Num](dst, src []T, idx []int32) {
+// gatherFixedWidth writes arr's values (rows idx, or all) at element k of
+// dst and returns how many it wrote.
+func gatherFixedWidth(dst []byte, k, width int, arr arrow.Array, idx []int32) int {
+	switch width {
+	case 1:
+		return gatherValues(arrow.GetData[uint8](dst)[k:], arrow.GetValues[uint8](arr.Data(), 1), idx)
+	case 2:
+		return gatherValues(arrow.GetData[uint16](dst)[k:], arrow.GetValues[uint16](arr.Data(), 1), idx)
+	case 4:
+		return gatherValues(arrow.GetData[uint32](dst)[k:], arrow.GetValues[uint32](arr.Data(), 1), idx)
+	case 8:
+		return gatherValues(arrow.GetData[uint64](dst)[k:], arrow.GetValues[uint64](arr.Data(), 1), idx)
+	default:
+		return gatherValues(arrow.GetData[decimal128.Num](dst)[k:], arrow.GetValues[decimal128.Num](arr.Data(), 1), idx)
+	}
+}
+
+func gatherValues[T uint8 | uint16 | uint32 | uint64 | decimal128.Num](dst, src []T, idx []int32) int {
+	if idx == nil {
+		return copy(dst, src)
+	}
 	dst = dst[:len(idx)]
 	for k, i := range idx {
 		dst[k] = src[i]
 	}
+	return len(idx)
 }
 
-// gatherValidity writes the validity bitmap of the gathered rows into dst
-// (every byte) and returns the null count.
-func gatherValidity(dst []byte, arr arrow.Array, idx []int32) int {
-	valid := 0
-	for k := 0; k < len(idx); k += 8 {
-		var b byte
-		for j, i := range idx[k:min(k+8, len(idx))] {
-			if arr.IsValid(int(i)) {
-				b |= 1 << j
-				valid++
-			}
-		}
-		dst[k/8] = b
+// bitWriter writes a bitmap bit by bit, a whole byte at a time, so the
+// destination needs no zeroing.
+type bitWriter struct {
+	dst  []byte
+	n    int
+	cur  byte
+	ones int
+}
+
+func (w *bitWriter) add(v bool) {
+	if v {
+		w.cur |= 1 << (w.n & 7)
+		w.ones++
 	}
-	return len(idx) - valid
-}
-
-func gatherBits(dst []byte, arr *array.Boolean, idx []int32) {
-	for k := 0; k < len(idx); k += 8 {
-		var b byte
-		for j, i := range idx[k:min(k+8, len(idx))] {
-			if arr.Value(int(i)) {
-				b |= 1 << j
-			}
-		}
-		dst[k/8] = b
+	w.n++
+	if w.n&7 == 0 {
+		w.dst[w.n>>3-1] = w.cur
+		w.cur = 0
 	}
 }
 
-// gatherStrings copies the rows' bytes and writes offsets starting at 0.
-func gatherStrings(dstOffs []int32, dst []byte, offs []int32, src []byte, idx []int32) {
-	dstOffs = dstOffs[:len(idx)+1]
-	pos := int32(0)
-	for k, i := range idx {
+func (w *bitWriter) finish() {
+	if w.n&7 != 0 {
+		w.dst[w.n>>3] = w.cur
+	}
+}
+
+func writeValidity(w *bitWriter, arr arrow.Array, idx []int32) {
+	all := arr.NullN() == 0
+	if idx == nil {
+		for i := range arr.Len() {
+			w.add(all || arr.IsValid(i))
+		}
+		return
+	}
+	for _, i := range idx {
+		w.add(all || arr.IsValid(int(i)))
+	}
+}
+
+func writeBools(w *bitWriter, arr *array.Boolean, idx []int32) {
+	if idx == nil {
+		for i := range arr.Len() {
+			w.add(arr.Value(i))
+		}
+		return
+	}
+	for _, i := range idx {
+		w.add(arr.Value(int(i)))
+	}
+}
+
+// gatherStrings copies arr's strings (rows idx, or all) from row k on, at
+// byte pos, writing the offsets; it returns the next row and byte.
+func gatherStrings(dstOffs []int32, dst []byte, k int, pos int32, arr arrow.Array, idx []int32) (int, int32) {
+	data := arr.Data()
+	offs := arrow.GetOffsets[int32](data, 1)
+	var src []byte
+	if b := data.Buffers()[2]; b != nil {
+		src = b.Bytes()
+	}
+	if idx == nil {
+		n := len(offs) - 1
+		base := offs[0]
+		for i := range n {
+			dstOffs[k+i] = pos + offs[i] - base
+		}
+		pos += int32(copy(dst[pos:], src[base:offs[n]]))
+		return k + n, pos
+	}
+	for _, i := range idx {
 		dstOffs[k] = pos
-		lo, hi := offs[i], offs[i+1]
-		pos += int32(copy(dst[pos:], src[lo:hi]))
+		k++
+		pos += int32(copy(dst[pos:], src[offs[i]:offs[i+1]]))
 	}
-	dstOffs[len(idx)] = pos
+	return k, pos
+}
+
+// takeSegments gathers column c of segs the general way: Arrow's Take per
+// indexed segment, then Concatenate.
+func takeSegments(mem memory.Allocator, segs []segment, c int) (arrow.Array, error) {
+	if len(segs) == 1 && segs[0].idx != nil {
+		return takeColumn(mem, segs[0].rec.Column(c), segs[0].idx)
+	}
+	parts := make([]arrow.Array, len(segs))
+	defer func() {
+		for _, a := range parts {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, sg := range segs {
+		if sg.idx == nil {
+			parts[i] = sg.rec.Column(c)
+			parts[i].Retain()
+			continue
+		}
+		a, err := takeColumn(mem, sg.rec.Column(c), sg.idx)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = a
+	}
+	return array.Concatenate(parts, zeroing(mem))
 }
 
 // takeColumn is the general path (dictionary, nested, large types): Arrow's
-// Take kernel.
+// Take kernel. The kernel relies on fresh allocations being zeroed, which a
+// Recycler's are not, so it allocates from the recycler's own allocator.
 func takeColumn(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, error) {
+	mem = zeroing(mem)
 	ib := array.NewInt32Builder(mem)
 	defer ib.Release()
 	ib.AppendValues(idx, nil)

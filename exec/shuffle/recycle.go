@@ -115,3 +115,13 @@ func (r *Recycler) Close() {
 }
 
 var _ memory.Allocator = (*Recycler)(nil)
+
+// zeroing is mem, or the allocator under it when mem is a Recycler: for
+// Arrow code (kernels, builders, Concatenate) that assumes new memory is
+// zeroed, as the Go allocator's is.
+func zeroing(mem memory.Allocator) memory.Allocator {
+	if r, ok := mem.(*Recycler); ok {
+		return r.mem
+	}
+	return mem
+}

@@ -18,6 +18,8 @@ type Scratch struct {
 	out     []arrow.RecordBatch
 	plans   []colPlan
 	cols    []arrow.Array
+	seg     [1]segment
+	segs    []segment
 }
 
 // grow sizes the per-row buffers for n rows and the per-target ones for
@@ -54,46 +56,62 @@ func Split(mem memory.Allocator, rec arrow.RecordBatch, keyCols []int, targets i
 	if scratch == nil {
 		scratch = &Scratch{}
 	}
-	n := int(rec.NumRows())
-	scratch.grow(n, targets)
+	starts, idx, whole := route(rec, keyCols, targets, scratch)
 	out := scratch.out[:targets]
 	clear(out)
-	if n == 0 {
+	if whole >= 0 {
+		rec.Retain()
+		out[whole] = rec
 		return out, nil
+	}
+	for t := range targets {
+		lo, hi := starts[t], starts[t+1]
+		if lo == hi {
+			continue
+		}
+		sub, err := gatherRecord(mem, rec, idx[lo:hi], scratch)
+		if err != nil {
+			releaseAll(out)
+			return nil, fmt.Errorf("shuffle: split target %d: %w", t, err)
+		}
+		out[t] = sub
+	}
+	return out, nil
+}
+
+// route computes every row's target and groups the row indexes by target:
+// target t's rows are idx[starts[t]:starts[t+1]], in input order. When all
+// rows go to one target, whole is that target and idx is not filled (the
+// input is that target's batch, no copy needed); otherwise whole is -1.
+// targets and keyCols must be valid.
+func route(rec arrow.RecordBatch, keyCols []int, targets int, scratch *Scratch) (starts, idx []int32, whole int) {
+	n := int(rec.NumRows())
+	scratch.grow(n, targets)
+	starts = scratch.starts[:targets+1]
+	clear(starts)
+	if n == 0 {
+		return starts, nil, -1
 	}
 	if targets == 1 {
-		rec.Retain()
-		out[0] = rec
-		return out, nil
+		starts[1] = int32(n)
+		return starts, nil, 0
 	}
-
-	// Route: key hash -> key group -> target, through a table so the
-	// per-row work is a mask and a load.
+	// key hash -> key group -> target through a table, so the per-row work
+	// is a mask and a load.
 	var groupTarget [KeyGroups]uint16
 	for g := range groupTarget {
 		groupTarget[g] = uint16(TargetOf(uint64(g), targets))
 	}
 	hashes := HashColumns(rec, keyCols, scratch.hashes[:n])
 	tg := scratch.targets[:n]
-	starts := scratch.starts[:targets+1]
-	clear(starts)
 	counts := starts[1:]
 	for i, h := range hashes {
 		t := groupTarget[h%KeyGroups]
 		tg[i] = t
 		counts[t]++
 	}
-	// Every row to one target (skew, or a single key): the input is that
-	// target's batch, no copy needed.
-	for t, c := range counts {
-		if int(c) == n {
-			rec.Retain()
-			out[t] = rec
-			return out, nil
-		}
-	}
-	// Counting sort of row indexes by target, stable, so each target's list
-	// is in input order. next[t] is where target t's next index goes.
+	// Counting sort of row indexes by target, stable. next[t] is where
+	// target t's next index goes; counts become the ends, i.e. starts[t+1].
 	var nextBuf [64]int32
 	next := nextBuf[:0]
 	if targets > len(nextBuf) {
@@ -102,36 +120,24 @@ func Split(mem memory.Allocator, rec arrow.RecordBatch, keyCols []int, targets i
 		next = nextBuf[:targets]
 	}
 	pos := int32(0)
+	whole = -1
 	for t := range targets {
+		if int(counts[t]) == n {
+			whole = t
+		}
 		next[t] = pos
 		pos += counts[t]
-		counts[t] = pos // starts[t+1]: the end of target t
+		counts[t] = pos
 	}
-	idx := scratch.idx[:n]
+	if whole >= 0 {
+		return starts, nil, whole
+	}
+	idx = scratch.idx[:n]
 	for i, t := range tg {
 		idx[next[t]] = int32(i)
 		next[t]++
 	}
-
-	ncol := int(rec.NumCols())
-	if cap(scratch.plans) < ncol {
-		scratch.plans = make([]colPlan, ncol)
-		scratch.cols = make([]arrow.Array, ncol)
-	}
-	plans, cols := scratch.plans[:ncol], scratch.cols[:ncol]
-	for t := range targets {
-		lo, hi := starts[t], starts[t+1]
-		if lo == hi {
-			continue
-		}
-		sub, err := gatherRecord(mem, rec, idx[lo:hi], plans, cols)
-		if err != nil {
-			releaseAll(out)
-			return nil, fmt.Errorf("shuffle: split target %d: %w", t, err)
-		}
-		out[t] = sub
-	}
-	return out, nil
+	return starts, idx, -1
 }
 
 func checkKeys(schema *arrow.Schema, keyCols []int) error {

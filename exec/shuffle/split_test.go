@@ -141,7 +141,7 @@ func TestSplitMatchesReference(t *testing.T) {
 	mem := newMem(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	var sc Scratch // reused across every case, as the exchange does
-	for _, n := range []int{1, 7, 300, 2500} {
+	for _, n := range []int{1, 7, 300, 1500} {
 		for _, nullPct := range []int{0, 20} {
 			rows := genRows(rng, 0, n, 60, nullPct)
 			rec := encode(t, mem, allTypes, rows)

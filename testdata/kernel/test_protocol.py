@@ -271,6 +271,13 @@ class ProtocolTests(unittest.TestCase):
         d = h.of_type(msgs, "display_data")[0]["content"]["data"]
         self.assertIn("Scan", d["text/plain"])
         self.assertTrue(d["text/html"].startswith("<pre"))
+        # A JSON plan: a stage table (plus the document) and a mermaid graph.
+        r, msgs = h.run(self.kc, "EXPLAIN (FORMAT JSON) SELECT auction FROM b10 WHERE price > 10;")
+        self.assertEqual(r["content"]["status"], "ok", r["content"])
+        table, graph = [m["content"]["data"] for m in h.of_type(msgs, "display_data")]
+        self.assertIsInstance(table["application/json"], dict)
+        self.assertIn("<table", table["text/html"])
+        self.assertTrue(graph["text/vnd.mermaid"].startswith("flowchart"))
 
     def test_comm_and_completion_details(self):
         msg_id = self.kc.comm_info()

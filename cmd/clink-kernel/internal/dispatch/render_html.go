@@ -1,7 +1,6 @@
 package dispatch
 
 import (
-	"encoding/json"
 	"html"
 	"strings"
 
@@ -42,37 +41,4 @@ func renderHTML(cols []column, rows [][]cellValue, footer string) string {
 	sb.WriteString("</tbody></table>")
 	sb.WriteString(`<p class="clink-footer"><small>` + html.EscapeString(footer) + "</small></p>")
 	return sb.String()
-}
-
-// explainBundle renders an EXPLAIN result. Text plans are shown as text and
-// as an HTML <pre>. A JSON plan (EXPLAIN (FORMAT JSON)) is also handed to
-// the notebook as application/json; renderExplainJSON is the seam where
-// its HTML table and mermaid diagram go once that format exists.
-func explainBundle(text string) map[string]any {
-	trimmed := strings.TrimSpace(text)
-	if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
-		return renderExplainJSON(json.RawMessage(trimmed))
-	}
-	return map[string]any{
-		"text/plain": text,
-		"text/html":  `<pre class="clink-explain">` + html.EscapeString(text) + "</pre>",
-	}
-}
-
-// renderExplainJSON shows a JSON plan: the document itself (an object, not
-// a string) plus indented text.
-func renderExplainJSON(doc json.RawMessage) map[string]any {
-	var pretty strings.Builder
-	var v any
-	_ = json.Unmarshal(doc, &v)
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		b = doc
-	}
-	pretty.Write(b)
-	return map[string]any{
-		"application/json": doc,
-		"text/plain":       pretty.String(),
-		"text/html":        `<pre class="clink-explain">` + html.EscapeString(pretty.String()) + "</pre>",
-	}
 }

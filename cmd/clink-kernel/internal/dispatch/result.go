@@ -55,8 +55,9 @@ func (o *cellOutput) stderr(text string) {
 func (o *cellOutput) outcome(out engine.Outcome) {
 	o.stdout(out.Message)
 	if out.Text != "" {
-		bundle := explainBundle(out.Text)
-		o.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
+		for _, bundle := range explainBundles(out.Text) {
+			o.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
+		}
 		o.lastText = &out.Text
 	}
 }

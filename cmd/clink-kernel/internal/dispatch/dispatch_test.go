@@ -1,0 +1,292 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
+	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/sql"
+)
+
+type sent struct {
+	reply   bool
+	ch      wire.Channel
+	msgType string
+	parent  string
+	content map[string]any
+}
+
+// fakeTransport records what the kernel sends, in order.
+type fakeTransport struct {
+	mu  sync.Mutex
+	out []sent
+}
+
+func (f *fakeTransport) record(s sent, content any) error {
+	b, err := json.Marshal(content) // also proves the content is valid JSON
+	if err != nil {
+		return err
+	}
+	_ = json.Unmarshal(b, &s.content)
+	f.mu.Lock()
+	f.out = append(f.out, s)
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeTransport) Reply(ch wire.Channel, req *wire.Message, msgType string, content any) error {
+	return f.record(sent{reply: true, ch: ch, msgType: msgType, parent: req.Header.MsgID}, content)
+}
+
+func (f *fakeTransport) Publish(parent *wire.Message, msgType string, content any) error {
+	return f.record(sent{msgType: msgType, parent: parent.Header.MsgID}, content)
+}
+
+func (f *fakeTransport) of(parent string) []sent {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var r []sent
+	for _, s := range f.out {
+		if s.parent == parent {
+			r = append(r, s)
+		}
+	}
+	return r
+}
+
+func types(ss []sent) string {
+	var t []string
+	for _, s := range ss {
+		t = append(t, s.msgType)
+	}
+	return strings.Join(t, ",")
+}
+
+// fakeEngine answers a few fixed statements.
+type fakeEngine struct{ started chan struct{} }
+
+var strSchema = arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+
+func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWriter, _ engine.ExecOptions) (engine.Outcome, error) {
+	for strings.HasPrefix(stmt, "--") { // the real parser skips comments
+		_, stmt, _ = strings.Cut(stmt, "\n")
+	}
+	switch stmt {
+	case "boom":
+		panic("engine exploded")
+	case "fail":
+		return engine.Outcome{}, &sql.Error{Msg: "bad thing", Line: 1, Column: 3}
+	case "block":
+		if err := w.Columns(strSchema, false); err != nil {
+			return engine.Outcome{}, err
+		}
+		close(e.started)
+		for {
+			b := exec.NewRowBatch(strSchema, []exec.Row{{"x"}})
+			err := w.Batch(b)
+			b.Release()
+			if err != nil {
+				return engine.Outcome{}, nil
+			}
+			select {
+			case <-ctx.Done():
+				return engine.Outcome{}, ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+	case "ack":
+		return engine.Outcome{Message: "done."}, nil
+	}
+	if err := w.Columns(strSchema, true); err != nil {
+		return engine.Outcome{}, err
+	}
+	b := exec.NewRowBatch(strSchema, []exec.Row{{"<" + stmt + ">"}, {nil}})
+	defer b.Release()
+	return engine.Outcome{Rows: 2}, w.Batch(b)
+}
+
+func (e *fakeEngine) Tables() []engine.TableInfo { return nil }
+
+func newTestKernel() (*Kernel, *fakeTransport, *fakeEngine) {
+	tr := &fakeTransport{}
+	eng := &fakeEngine{started: make(chan struct{})}
+	k := New(eng, tr, log.New(io.Discard, "", 0))
+	k.liveInterval = time.Millisecond
+	return k, tr, eng
+}
+
+var nextID int
+
+func request(msgType string, content any) *wire.Message {
+	nextID++
+	b, _ := json.Marshal(content)
+	return &wire.Message{
+		Header:   wire.Header{MsgID: msgType + "-" + string(rune('a'+nextID%26)) + time.Now().Format("150405.000000000"), MsgType: msgType},
+		Content:  b,
+		Received: time.Now(),
+	}
+}
+
+func TestExecuteOrderAndCount(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "hello"})
+	k.handle(wire.Shell, m)
+	got := types(tr.of(m.Header.MsgID))
+	if got != "status,execute_input,execute_result,execute_reply,status" {
+		t.Fatalf("messages: %s", got)
+	}
+	res := tr.of(m.Header.MsgID)[2].content
+	html := res["data"].(map[string]any)["text/html"].(string)
+	if !strings.Contains(html, "&lt;hello&gt;") || !strings.Contains(html, `<span class="null">NULL</span>`) {
+		t.Fatalf("html: %s", html)
+	}
+	if res["execution_count"].(float64) != 1 {
+		t.Fatalf("count %v", res["execution_count"])
+	}
+}
+
+func TestErrorAbortsQueued(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	fail := request("execute_request", map[string]any{"code": "x; fail; y"})
+	queued := request("execute_request", map[string]any{"code": "hello"})
+	info := request("kernel_info_request", map[string]any{})
+	fail.Received = time.Now()
+	queued.Received, info.Received = fail.Received, fail.Received
+	k.EnqueueShell(queued)
+	k.EnqueueShell(info)
+	k.handle(wire.Shell, fail)
+	ss := tr.of(fail.Header.MsgID)
+	if got := types(ss); got != "status,execute_input,execute_result,error,execute_reply,status" {
+		t.Fatalf("failed cell: %s", got)
+	}
+	reply := ss[4].content
+	if reply["status"] != "error" || reply["ename"] != "SQLError" || reply["execution_count"].(float64) != 1 {
+		t.Fatalf("reply %v", reply)
+	}
+	if tb := strings.Join(toStrings(reply["traceback"]), "\n"); !strings.Contains(tb, "cell line 1, column 6") {
+		t.Fatalf("traceback %s", tb)
+	}
+	ab := tr.of(queued.Header.MsgID)
+	if types(ab) != "status,execute_reply,status" || ab[1].content["status"] != "aborted" {
+		t.Fatalf("queued: %s %v", types(ab), ab)
+	}
+	// The non-execute request is kept and served next.
+	if len(k.pending) != 1 || k.pending[0] != info {
+		t.Fatalf("pending %v", k.pending)
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+func TestPanicBecomesErrorReply(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "boom"})
+	k.handle(wire.Shell, m)
+	ss := tr.of(m.Header.MsgID)
+	last, reply := ss[len(ss)-1], ss[len(ss)-2]
+	if last.msgType != "status" || last.content["execution_state"] != "idle" {
+		t.Fatalf("no idle after panic: %s", types(ss))
+	}
+	if reply.msgType != "execute_reply" || reply.content["ename"] != "InternalError" {
+		t.Fatalf("reply %v", reply)
+	}
+}
+
+func TestInterruptLiveQuery(t *testing.T) {
+	k, tr, eng := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "block"})
+	done := make(chan struct{})
+	go func() { k.handle(wire.Shell, m); close(done) }()
+	<-eng.started
+	k.HandleControl(request("interrupt_request", map[string]any{}))
+	<-done
+	ss := tr.of(m.Header.MsgID)
+	var errs, disp, ups int
+	for _, s := range ss {
+		switch s.msgType {
+		case "error":
+			errs++
+			if s.content["ename"] != "Interrupted" {
+				t.Fatalf("ename %v", s.content["ename"])
+			}
+		case "display_data":
+			disp++
+		case "update_display_data":
+			ups++
+		}
+	}
+	if errs != 1 || disp != 1 || ups < 1 {
+		t.Fatalf("errors %d displays %d updates %d: %s", errs, disp, ups, types(ss))
+	}
+}
+
+func TestRowsBoundStopsNormally(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "-- clink: rows=5\nblock"})
+	k.handle(wire.Shell, m)
+	ss := tr.of(m.Header.MsgID)
+	reply := ss[len(ss)-2]
+	if reply.content["status"] != "ok" {
+		t.Fatalf("reply %v", reply.content)
+	}
+	final := ss[len(ss)-3].content["data"].(map[string]any)["text/plain"].(string)
+	if !strings.Contains(final, "5 rows") || !strings.Contains(final, "stopped at rows=5") {
+		t.Fatalf("final snapshot %q", final)
+	}
+}
+
+func TestSilentAndAck(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "ack", "silent": true})
+	k.handle(wire.Shell, m)
+	if got := types(tr.of(m.Header.MsgID)); got != "status,execute_reply,status" {
+		t.Fatalf("silent: %s", got)
+	}
+	if k.count != 0 {
+		t.Fatalf("silent counted")
+	}
+	m = request("execute_request", map[string]any{"code": "ack"})
+	k.handle(wire.Shell, m)
+	ss := tr.of(m.Header.MsgID)
+	if ss[2].msgType != "stream" || ss[2].content["text"] != "done.\n" {
+		t.Fatalf("ack %v", ss[2])
+	}
+}
+
+func TestHistoryTail(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	for _, c := range []string{"a", "b", "c"} {
+		k.handle(wire.Shell, request("execute_request", map[string]any{"code": c}))
+	}
+	m := request("history_request", map[string]any{"hist_access_type": "tail", "n": 2, "output": false, "raw": true})
+	k.handle(wire.Shell, m)
+	h := tr.of(m.Header.MsgID)[1].content["history"].([]any)
+	if len(h) != 2 || h[0].([]any)[2] != "b" || h[1].([]any)[1].(float64) != 3 {
+		t.Fatalf("history %v", h)
+	}
+}
+
+func TestControlRefusesShellState(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "hello"})
+	k.HandleControl(m)
+	if got := types(tr.of(m.Header.MsgID)); got != "status,status" {
+		t.Fatalf("execute on control: %s", got)
+	}
+}

@@ -1,0 +1,146 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/engine"
+)
+
+func TestParseOptions(t *testing.T) {
+	o, err := parseOptions("  -- clink: duration=5s rows=100\nSELECT 1;")
+	if err != nil || o.duration != 5*time.Second || o.rows != 100 {
+		t.Fatalf("%+v %v", o, err)
+	}
+	o, err = parseOptions("-- CLINK: chart=Bar x=a y=b\nSELECT 1")
+	if err != nil || o.chart != "bar" || o.x != "a" {
+		t.Fatalf("%+v %v", o, err)
+	}
+	if o, err := parseOptions("SELECT 1; -- clink: rows=1"); err != nil || o.rows != 0 {
+		t.Fatalf("option not on the first line taken: %+v %v", o, err)
+	}
+	for _, bad := range []string{"-- clink: rows=0", "-- clink: duration=soon", "-- clink: nope=1", "-- clink: chart=line x=a", "-- clink: x=a", "-- clink: rows"} {
+		if _, err := parseOptions(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+var cols = []column{{"name", arrow.BinaryTypes.String}, {"n", arrow.PrimitiveTypes.Int64}}
+
+func TestRenderText(t *testing.T) {
+	rows := [][]cellValue{{{s: "a\nb"}, {s: "5"}}, {{s: "NULL", null: true}, {s: "12345"}}}
+	got := renderText(cols, rows, "2 rows")
+	want := "name | n\n-----+------\na\\nb |     5\nNULL | 12345\n(2 rows)"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestRenderHTMLEscapes(t *testing.T) {
+	c := []column{{"<x>", arrow.BinaryTypes.String}}
+	got := renderHTML(c, [][]cellValue{{{s: `<script>&"`}}, {{s: "NULL", null: true}}, {{s: "NULL"}}}, "3 rows & more")
+	for _, want := range []string{"&lt;x&gt;", "&lt;script&gt;&amp;&#34;", `<span class="null">NULL</span>`, "<td>NULL</td>", "3 rows &amp; more"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in %s", want, got)
+		}
+	}
+	if strings.Contains(got, "<script>") {
+		t.Fatal("unescaped value")
+	}
+}
+
+func TestChartSpecKeepsJSONValid(t *testing.T) {
+	c := []column{{"x", arrow.PrimitiveTypes.Int64}, {"y", arrow.PrimitiveTypes.Float64}}
+	rows := [][]cellValue{{{s: "1"}, {s: "NaN"}}, {{s: "2"}, {s: "+Inf"}}, {{s: "3"}, {s: "2.5"}}, {{s: "4"}, {null: true}}}
+	spec, err := chartSpec(c, rows, cellOptions{chart: "line", x: "X", y: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if !strings.Contains(s, `{"x":1,"y":null}`) || !strings.Contains(s, `{"x":3,"y":2.5}`) || !strings.Contains(s, `"quantitative"`) {
+		t.Fatalf("spec %s", s)
+	}
+	if _, err := chartSpec(c, rows, cellOptions{chart: "line", x: "x", y: "nope"}); err == nil || !strings.Contains(err.Error(), "columns: x, y") {
+		t.Fatalf("missing column: %v", err)
+	}
+}
+
+func tables() []engine.TableInfo {
+	bid := arrow.NewSchema([]arrow.Field{{Name: "auction", Type: arrow.PrimitiveTypes.Int64}, {Name: "price", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	person := arrow.NewSchema([]arrow.Field{{Name: "name", Type: arrow.BinaryTypes.String}}, nil)
+	return []engine.TableInfo{{Name: "bid", Kind: "table", Schema: bid}, {Name: "person", Kind: "table", Schema: person}}
+}
+
+func TestComplete(t *testing.T) {
+	pos := func(n int) *int { return &n }
+	cases := []struct {
+		code   string
+		cursor *int
+		want   string
+		start  int
+	}{
+		{"SELECT * FROM b", nil, "bid", 14},
+		{"SELECT pr", nil, "precision,price,primary", 7}, // all tables' columns (none named); keywords in the prefix's case
+		{"SELECT na FROM person", pos(9), "name", 7},
+		{"SELECT na FROM bid", pos(9), "", 7}, // only the named table's columns
+		{"SELECT bid.p", nil, "bid.price", 7},
+		{"SELECT 'ü' FROM pe", nil, "person", 16}, // code points, not bytes
+		{"SELECT PR", pos(99), "PRECISION,PRIMARY,price", 7},
+		{"SELECT upp", nil, "upper", 7},
+	}
+	for _, c := range cases {
+		got := completeCode(c.code, c.cursor, tables())
+		if strings.Join(got.matches, ",") != c.want || got.start != c.start {
+			t.Errorf("%q: got %v from %d, want %s from %d", c.code, got.matches, got.start, c.want, c.start)
+		}
+	}
+}
+
+func TestInspect(t *testing.T) {
+	pos := 16
+	d, ok := inspectCode("SELECT * FROM bid", &pos, tables())
+	if !ok || !strings.Contains(d["text/plain"].(string), "price BIGINT") {
+		t.Fatalf("%v %v", d, ok)
+	}
+	pos = 8
+	if d, ok := inspectCode("SELECT count(*)", &pos, tables()); !ok || !strings.Contains(d["text/plain"].(string), "count(") {
+		t.Fatalf("function: %v", d)
+	}
+	if _, ok := inspectCode("SELECT zz", nil, tables()); ok {
+		t.Fatal("found unknown")
+	}
+}
+
+func TestExplainBundles(t *testing.T) {
+	text := explainBundles("[1] Scan bid <x>\n")
+	if len(text) != 1 || !strings.Contains(text[0]["text/html"].(string), "Scan bid &lt;x&gt;") {
+		t.Fatalf("text plan: %v", text)
+	}
+	doc := `{"version":1,"analyze":true,"root":1,"stages":[{"id":0,"operator":"Scan","kind":"scan","emits":"born-columnar","parallelism":1,"runtime":{"rows_out":7}},{"id":1,"operator":"Filter","kind":"filter","inputs":[0],"emits":"rows","parallelism":1,"gate":{"columnar":false,"reason":"consumer-ingests-rows","cause":"Sink"}}]}`
+	b := explainBundles(doc)
+	if len(b) != 2 {
+		t.Fatalf("json plan: %d bundles", len(b))
+	}
+	html := b[0]["text/html"].(string)
+	for _, want := range []string{"<td>Filter</td>", "consumer-ingests-rows: Sink", `<td class="num">7</td>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("table lacks %q: %s", want, html)
+		}
+	}
+	if _, ok := b[0]["application/json"].(json.RawMessage); !ok {
+		t.Error("document not passed as JSON")
+	}
+	mm := b[1]["text/vnd.mermaid"].(string)
+	if !strings.HasPrefix(mm, "flowchart BT\n") || !strings.Contains(mm, "s0 --> s1") {
+		t.Fatalf("mermaid: %s", mm)
+	}
+}

@@ -1,0 +1,155 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/ops"
+	"github.com/clink-sql/clink/sql"
+)
+
+// WatermarkAssign gives its input event time: WATERMARK FOR col AS col -
+// INTERVAL ... of the table under it. It sits right above the table's scan
+// (and computed columns), so each parallel scan instance has its own clock.
+type WatermarkAssign struct {
+	Input   Node
+	TimeCol int
+	Delay   time.Duration
+	Text    string // the clause, for EXPLAIN
+}
+
+func (n *WatermarkAssign) Schema() *arrow.Schema { return n.Input.Schema() }
+func (n *WatermarkAssign) Children() []Node      { return []Node{n.Input} }
+
+// watermark binds e's WATERMARK clause over the table's relation n.
+func (b *binder) watermark(e *Entry, n Node, sc *scope) (Node, error) {
+	wd := e.Watermark
+	where := fmt.Sprintf("table '%s', WATERMARK FOR %s AS %s", e.Name, wd.Column, wd.Expr)
+	col, err := sc.resolve("", wd.Column)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	if _, ok := sc.cols[col].typ.(*arrow.TimestampType); !ok {
+		return nil, fmt.Errorf("%s: column '%s' is %s; event time needs a TIMESTAMP column", where, wd.Column, sc.cols[col].typ)
+	}
+	ast, err := sql.ParseExpr(wd.Expr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	delay, err := watermarkDelay(ast, wd.Column)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return &WatermarkAssign{Input: n, TimeCol: col, Delay: delay,
+		Text: fmt.Sprintf("%s - %s", wd.Column, delay)}, nil
+}
+
+// watermarkDelay reads `col` or `col - INTERVAL 'n' UNIT`: bounded
+// out-of-orderness, the shape every watermark in practice has.
+func watermarkDelay(e sqlparser.Expr, col string) (time.Duration, error) {
+	isCol := func(x sqlparser.Expr) bool {
+		c, ok := x.(*sqlparser.ColName)
+		return ok && c.Qualifier.IsEmpty() && strings.EqualFold(c.Name.String(), col)
+	}
+	for {
+		p, ok := e.(*sqlparser.ParenExpr)
+		if !ok {
+			break
+		}
+		e = p.Expr
+	}
+	if isCol(e) {
+		return 0, nil
+	}
+	if be, ok := e.(*sqlparser.BinaryExpr); ok && be.Operator == sqlparser.MinusStr && isCol(be.Left) {
+		iv, ok, err := intervalArg(be.Right)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			d, err := iv.Duration()
+			if err != nil {
+				return 0, err
+			}
+			if d < 0 {
+				return 0, fmt.Errorf("the watermark delay %s is negative", iv)
+			}
+			return d, nil
+		}
+	}
+	return 0, fmt.Errorf("only `%s` or `%s - INTERVAL 'n' UNIT` is supported as a watermark", col, col)
+}
+
+// intervalArg reads an interval literal as the dialect layer rewrote it
+// (__clink_interval('10', 'SECOND')); ok is false for anything else.
+func intervalArg(e sqlparser.Expr) (sql.Interval, bool, error) {
+	f, ok := e.(*sqlparser.FuncExpr)
+	if !ok || !strings.EqualFold(f.Name.String(), sql.IntervalFunc) || len(f.Exprs) != 2 {
+		return sql.Interval{}, false, nil
+	}
+	var parts [2]string
+	for i, a := range f.Exprs {
+		ae, ok := a.(*sqlparser.AliasedExpr)
+		if !ok {
+			return sql.Interval{}, false, nil
+		}
+		v, ok := ae.Expr.(*sqlparser.SQLVal)
+		if !ok || v.Type != sqlparser.StrVal {
+			return sql.Interval{}, false, nil
+		}
+		parts[i] = string(v.Val)
+	}
+	return sql.Interval{Value: parts[0], Unit: parts[1]}, true, nil
+}
+
+// buildWindowing plans the event-time nodes (the physical side of this
+// file and bind_window.go).
+func (b *builder) buildWindowing(n Node) (*Stage, error) {
+	mem := b.opts.Mem
+	switch x := n.(type) {
+	case *WatermarkAssign:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return b.op("WatermarkAssigner", x.Text, func() exec.Operator {
+			return ops.NewWatermarkAssigner(x.TimeCol, x.Delay, mem)
+		}, wireParallel, nil, in), nil
+	case *WindowTable:
+		if x.Spec.Kind == ops.Session {
+			return nil, fmt.Errorf("%s: a SESSION window table needs a GROUP BY window_start, window_end", x.Call)
+		}
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return b.op("WindowTable", x.Call, func() exec.Operator {
+			return ops.NewWindowAssign(x.Spec, x.TimeCol, x.schema, mem)
+		}, wireParallel, nil, in), nil
+	case *WindowAggregate:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		var parts []string
+		var keys []string
+		for _, g := range x.GroupCols {
+			keys = append(keys, x.Input.Schema().Field(g).Name)
+		}
+		parts = append(parts, "GROUP BY "+strings.Join(append(keys, x.Spec.String()), ", "))
+		parts = append(parts, x.AggText...)
+		w := wireKeyed
+		if len(x.GroupCols) == 0 {
+			w = wireGather // one key: one instance sees every row
+		}
+		return b.op("WindowAggregate", strings.Join(parts, ", "), func() exec.Operator {
+			return ops.NewWindowAggregate(x.Spec, x.TimeCol, x.GroupCols, x.Aggs, x.schema, mem)
+		}, w, [][]int{x.GroupCols}, in), nil
+	}
+	return nil, fmt.Errorf("plan: cannot build %T", n)
+}

@@ -1,0 +1,101 @@
+"""Every notebook in notebooks/ runs through nbclient with the clink kernel
+without errors, and the walkthroughs show what they promise."""
+import glob
+import os
+import unittest
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+NOTEBOOKS = os.path.join(ROOT, "notebooks")
+
+
+def execute(path):
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, kernel_name="clink", timeout=120,
+                   resources={"metadata": {"path": os.path.dirname(path)}}).execute()
+    return nb
+
+
+def outputs(cell):
+    return cell.get("outputs", [])
+
+
+def texts(nb):
+    """text/plain of every output, in order."""
+    out = []
+    for c in nb.cells:
+        for o in outputs(c):
+            if o.get("output_type") == "stream":
+                out.append(o["text"])
+            elif "data" in o:
+                out.append(o["data"].get("text/plain", ""))
+    return out
+
+
+class NotebookTests(unittest.TestCase):
+    executed = {}
+
+    @classmethod
+    def run_notebook(cls, name):
+        if name not in cls.executed:
+            cls.executed[name] = execute(os.path.join(NOTEBOOKS, name))
+        return cls.executed[name]
+
+    def test_every_notebook_runs_clean(self):
+        paths = sorted(glob.glob(os.path.join(NOTEBOOKS, "*.ipynb")))
+        self.assertGreaterEqual(len(paths), 3)
+        for p in paths:
+            with self.subTest(notebook=os.path.basename(p)):
+                nb = self.run_notebook(os.path.basename(p))
+                self.assertEqual(nb.metadata.kernelspec.name, "clink")
+                for c in nb.cells:
+                    if c.cell_type != "code":
+                        continue
+                    self.assertIsNotNone(c.execution_count, c.source)
+                    self.assertTrue(outputs(c), f"no output for {c.source!r}")
+                    for o in outputs(c):
+                        self.assertNotEqual(o["output_type"], "error", f"{c.source!r}: {o.get('evalue')}")
+
+    def test_parquet_walkthrough(self):
+        nb = self.run_notebook("parquet_walkthrough.ipynb")
+        first = outputs(nb.cells[1])[0]
+        self.assertEqual(first["output_type"], "execute_result")
+        self.assertIn("<table", first["data"]["text/html"])
+        self.assertIn('class="null"', first["data"]["text/html"])
+        self.assertIn("(5 rows)", first["data"]["text/plain"])
+        all_text = "\n".join(texts(nb))
+        for want in ("cat_0", "View 'groups' created.", "Scan"):
+            self.assertIn(want, all_text)
+
+    def test_streaming_walkthrough(self):
+        nb = self.run_notebook("streaming_nexmark.ipynb")
+        live = outputs(nb.cells[1])
+        # One live display, whose saved content is the final snapshot.
+        self.assertEqual([o["output_type"] for o in live], ["display_data"])
+        self.assertIn("stopped at duration=3s", live[0]["data"]["text/plain"])
+        self.assertIn("<table", live[0]["data"]["text/html"])
+        self.assertIn("50 rows", outputs(nb.cells[2])[0]["data"]["text/plain"])
+        self.assertIn("10 rows", outputs(nb.cells[3])[0]["data"]["text/plain"])
+        explain = "\n".join(texts(nb)[-1:])
+        self.assertIn("Scan", explain)
+        self.assertIn("rows", explain.lower())
+
+    def test_chart_notebook(self):
+        nb = self.run_notebook("charts.ipynb")
+        charts = [o for c in nb.cells for o in outputs(c)
+                  if "application/vnd.vegalite.v5+json" in o.get("data", {})]
+        self.assertEqual(len(charts), 2)
+        bar = charts[0]["data"]["application/vnd.vegalite.v5+json"]
+        self.assertIsInstance(bar, dict)
+        self.assertEqual(bar["mark"]["type"], "bar")
+        self.assertTrue(bar["data"]["values"])
+        self.assertTrue(all(isinstance(v["bids"], int) for v in bar["data"]["values"]))
+        line = charts[1]["data"]["application/vnd.vegalite.v5+json"]
+        self.assertEqual(len(line["data"]["values"]), 200)
+        self.assertIn("text/plain", charts[1]["data"])
+
+
+if __name__ == "__main__":
+    unittest.main()
