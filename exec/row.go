@@ -92,6 +92,8 @@ func Value(arr arrow.Array, i int) any {
 		return a.Value(i)
 	case *array.Dictionary:
 		return Value(a.Dictionary(), a.GetValueIndex(i))
+	case array.ExtensionArray:
+		return Value(a.Storage(), i)
 	case *array.Struct:
 		r := make(Row, a.NumField())
 		for f := range r {
@@ -180,6 +182,10 @@ func AppendValue(b array.Builder, v any) error {
 			return typeErr(b, v)
 		}
 		bb.Append(x)
+	case *array.ExtensionBuilder:
+		// A logical type over a storage type (JSON over VARCHAR): the row
+		// value is the storage value.
+		return AppendValue(bb.StorageBuilder(), v)
 	case *array.StructBuilder:
 		x, ok := v.(Row)
 		if !ok || len(x) != bb.NumField() {

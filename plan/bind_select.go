@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
+	"github.com/clink-sql/clink/sql"
 )
 
 func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
@@ -237,7 +239,47 @@ func outputName(e *sqlparser.AliasedExpr) string {
 	if c, ok := e.Expr.(*sqlparser.ColName); ok {
 		return c.Name.String()
 	}
-	return sqlparser.String(e.Expr)
+	return userText(sqlparser.String(e.Expr))
+}
+
+var intervalCall = regexp.MustCompile(`__clink_interval\('([^']*)', '([A-Z]+)'\)`)
+
+// userText puts back what the dialect layer rewrote, so an output column
+// is named as the user wrote it: TUMBLE_START(ts, INTERVAL '10' SECOND) and
+// CAST(SUM(price) AS DOUBLE), not the internal calls.
+func userText(s string) string {
+	s = intervalCall.ReplaceAllString(s, "INTERVAL '$1' $2")
+	const cast = sql.CastFunc + "("
+	for {
+		i := strings.Index(s, cast)
+		if i < 0 {
+			return s
+		}
+		// Find the call's closing parenthesis and its last argument, the
+		// quoted type, skipping nested calls and quoted strings.
+		depth, quoted, lastComma, end := 0, false, -1, -1
+		for j := i + len(cast); j < len(s) && end < 0; j++ {
+			switch c := s[j]; {
+			case c == '\'':
+				quoted = !quoted
+			case quoted:
+			case c == '(':
+				depth++
+			case c == ')' && depth == 0:
+				end = j
+			case c == ')':
+				depth--
+			case c == ',' && depth == 0:
+				lastComma = j
+			}
+		}
+		if end < 0 || lastComma < 0 {
+			return s
+		}
+		arg := s[i+len(cast) : lastComma]
+		typ := strings.Trim(strings.TrimSpace(s[lastComma+1:end]), "'")
+		s = s[:i] + "CAST(" + arg + " AS " + typ + ")" + s[end+1:]
+	}
 }
 
 // NewProject projects exprs over in under names.

@@ -12,6 +12,7 @@ import (
 	_ "github.com/clink-sql/clink/connectors/nexmark"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/ops"
+	"github.com/clink-sql/clink/exec/shuffle"
 	"github.com/clink-sql/clink/sql"
 )
 
@@ -21,7 +22,7 @@ func (discard) Emit(context.Context, *exec.Batch) error    { return nil }
 func (discard) EmitWatermark(context.Context, int64) error { return nil }
 
 func sampleBatch(t *testing.T, mem memory.Allocator) *exec.Batch {
-	rows := []exec.Row{{int64(1), "a", int64(10), 1.5}, {int64(2), nil, nil, 2.5}, {nil, "c", int64(30), nil}}
+	rows := []exec.Row{{int64(1), "a", int64(10), 1.5, arrow.Timestamp(1000)}, {int64(2), nil, nil, 2.5, nil}, {nil, "c", int64(30), nil, arrow.Timestamp(3000)}}
 	rec, err := exec.EncodeRows(mem, ops.SampleSchema, rows)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,11 @@ func sampleBatch(t *testing.T, mem memory.Allocator) *exec.Batch {
 // The planner's gates and the runtime's dispatch read the same answer: for
 // every operator kind, what Capabilities says is what Dispatch does.
 func TestPlannerAndRuntimeAgreeOnEveryOperatorKind(t *testing.T) {
-	kinds := ops.Kinds()
+	// Every operator kind the planner places: the relational operators and
+	// the exchange, which lives with the shuffle.
+	kinds := append(ops.Kinds(), ops.Kind{Name: "exchange", New: func(mem memory.Allocator) exec.Operator {
+		return shuffle.NewExchange([]int{0}, mem)
+	}})
 	if len(kinds) < 8 {
 		t.Fatalf("only %d operator kinds registered", len(kinds))
 	}

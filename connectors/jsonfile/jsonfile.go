@@ -243,7 +243,7 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 			} else {
 				data = nil
 			}
-			if len(bytes.TrimSpace(l)) > 0 {
+			if len(l) > 0 && (l[0] == '{' || len(bytes.TrimSpace(l)) > 0) {
 				recs = append(recs, l)
 				lines = append(lines, line)
 			}

@@ -2,7 +2,6 @@ package jsonfmt
 
 import (
 	"encoding/base64"
-	"encoding/binary"
 	"math"
 	"strconv"
 	"unsafe"
@@ -31,24 +30,24 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 			if i >= len(b) || b[i] != '"' {
 				return -1
 			}
-			// Fast path: the field the k-th key matched last time, checked
-			// byte for byte against `name":` (the name has no characters
-			// that JSON would escape). A mismatch is no harm: the general
-			// path below scans the key and looks it up.
-			if k < len(st.hint) {
-				if h := st.hint[k]; h >= 0 {
-					if ch := st.children[h]; ch.keyMatch(b, i+1) {
-						tail := ch.keyTail
-						i = skipWS(b, i+1+len(tail))
-						if st.seen[h] == gen {
-							return -1
-						}
+			// Fast path: the k-th key is the one it was last time, checked
+			// byte for byte (see keySlot). A mismatch is no harm: the
+			// general path scans the key and looks it up.
+			if k < len(st.slots) {
+				if sl := &st.slots[k]; sl.key.match(b, i+1) {
+					i = skipWS(b, i+1+len(sl.key.tail))
+					if h := sl.child; h < 0 {
+						i = skipValue(b, i, 1)
+					} else if st.seen[h] == gen {
+						return -1 // duplicate key: encoding/json keeps the last
+					} else {
 						st.seen[h] = gen
-						if i = w.readValue(b, i, st.children[h]); i < 0 {
-							return -1
-						}
-						goto next
+						i = w.readValue(b, i, st.children[h])
 					}
+					if i < 0 {
+						return -1
+					}
+					goto next
 				}
 			}
 			{
@@ -69,7 +68,7 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 					}
 				} else {
 					if st.seen[idx] == gen {
-						return -1 // duplicate key: encoding/json keeps the last
+						return -1
 					}
 					st.seen[idx] = gen
 					if i = w.readValue(b, i, st.children[idx]); i < 0 {
@@ -107,56 +106,16 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 	return i
 }
 
-func hasPrefix(b, p []byte) bool {
-	return len(b) >= len(p) && string(b[:len(p)]) == string(p)
-}
-
-// keyMatch reports whether b[i:] starts with c's `name":`. Keys of up to 16
-// bytes compare as two masked words instead of a memequal call.
-func (c *column) keyMatch(b []byte, i int) bool {
-	if c.keyTail == nil {
-		return false
-	}
-	if c.keyLen > 0 && i+16 <= len(b) {
-		w0 := binary.LittleEndian.Uint64(b[i:])
-		w1 := binary.LittleEndian.Uint64(b[i+8:])
-		return w0&c.keyMask[0] == c.keyWord[0] && w1&c.keyMask[1] == c.keyWord[1]
-	}
-	return hasPrefix(b[i:], c.keyTail)
-}
-
-// lookup finds the child named key. The k-th key's last match is tried
-// first, which makes a homogeneous stream one comparison per field; the
-// guess is ALWAYS verified against the name, because trusting it would
-// file a value under the wrong column of the same type silently. A key
-// that matched no column is remembered too (hint -1 with its text), so a
-// projected scan skips unknown fields without a map lookup.
+// lookup finds the child named key (-1: none) and makes it the k-th slot.
 func (w *walker) lookup(st *column, k int, key []byte) int {
-	if k < len(st.hint) {
-		h := st.hint[k]
-		if h >= 0 {
-			if string(key) == st.children[h].name {
-				return h
-			}
-		} else if string(key) == string(st.unknown[k]) {
-			return -1
-		}
-	}
-	return w.lookupSlow(st, k, key)
-}
-
-//go:noinline
-func (w *walker) lookupSlow(st *column, k int, key []byte) int {
 	idx, ok := st.byName[string(key)]
 	if !ok {
 		idx = -1
 	}
-	for len(st.hint) <= k {
-		st.hint = append(st.hint, -1)
-		st.unknown = append(st.unknown, nil)
+	for len(st.slots) <= k {
+		st.slots = append(st.slots, keySlot{child: -1})
 	}
-	st.hint[k] = idx
-	st.unknown[k] = append(st.unknown[k][:0], key...)
+	st.slots[k] = keySlot{child: idx, key: newKeyPat(key)}
 	return idx
 }
 

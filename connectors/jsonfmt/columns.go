@@ -62,33 +62,15 @@ type column struct {
 	capN  int // values the current buffers hold
 
 	children []*column
-	keyTail  []byte // `name":` when the name needs no JSON escaping
-	keyLen   int    // len(keyTail) when it fits two words (<= 16), else 0
-	keyWord  [2]uint64
-	keyMask  [2]uint64
 	days     dayCache // timestamp: the last day parsed
 	byName   map[string]int
-	hint     []int    // struct: the child the k-th key matched last time
-	unknown  [][]byte // struct: the k-th key's text when it matched no child
-	seen     []uint32 // struct: per child, the object generation that set it
+	slots    []keySlot // struct: what the k-th key of an object was last time
+	seen     []uint32  // struct: per child, the object generation that set it
 	gen      uint32
 }
 
 func newColumn(f arrow.Field) (*column, error) {
 	c := &column{name: f.Name, typ: f.Type, avg: 16}
-	if plainKey(f.Name) {
-		c.keyTail = append([]byte(f.Name), '"', ':')
-		if len(c.keyTail) <= 16 {
-			var buf, mask [16]byte
-			copy(buf[:], c.keyTail)
-			for k := range c.keyTail {
-				mask[k] = 0xff
-			}
-			c.keyLen = len(c.keyTail)
-			c.keyWord = [2]uint64{binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:])}
-			c.keyMask = [2]uint64{binary.LittleEndian.Uint64(mask[:8]), binary.LittleEndian.Uint64(mask[8:])}
-		}
-	}
 	switch t := f.Type.(type) {
 	case *arrow.BooleanType:
 		c.kind = kBool
@@ -137,14 +119,62 @@ func newColumn(f arrow.Field) (*column, error) {
 	return c, nil
 }
 
+// keySlot is the positional hint of seed 000: the field the k-th key of an
+// object matched last time (child -1: a key no column wants), with the key's
+// pattern. A hint is only ever taken after its pattern matched the key's
+// bytes, so a reordered record cannot file a value under the wrong column.
+type keySlot struct {
+	child int
+	key   keyPat
+}
+
+// keyPat matches `"name":` in place: the bytes after the opening quote must
+// be the name, the closing quote and the colon. Up to 16 bytes compare as
+// two masked words; longer names byte by byte; a name JSON would escape
+// never matches (the general path handles it).
+type keyPat struct {
+	tail []byte
+	n    int // len(tail) when it fits two words, else 0
+	word [2]uint64
+	mask [2]uint64
+}
+
+func newKeyPat(name []byte) keyPat {
+	if !plainKey(name) {
+		return keyPat{}
+	}
+	p := keyPat{tail: append(append([]byte(nil), name...), '"', ':')}
+	if len(p.tail) <= 16 {
+		var buf, mask [16]byte
+		copy(buf[:], p.tail)
+		for k := range p.tail {
+			mask[k] = 0xff
+		}
+		p.n = len(p.tail)
+		p.word = [2]uint64{binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:])}
+		p.mask = [2]uint64{binary.LittleEndian.Uint64(mask[:8]), binary.LittleEndian.Uint64(mask[8:])}
+	}
+	return p
+}
+
+// match reports whether b[i:] starts with the pattern.
+func (p *keyPat) match(b []byte, i int) bool {
+	if p.n > 0 && i+16 <= len(b) {
+		w0 := binary.LittleEndian.Uint64(b[i:])
+		w1 := binary.LittleEndian.Uint64(b[i+8:])
+		return w0&p.mask[0] == p.word[0] && w1&p.mask[1] == p.word[1]
+	}
+	return p.tail != nil && len(b)-i >= len(p.tail) && string(b[i:i+len(p.tail)]) == string(p.tail)
+}
+
 // plainKey reports whether name appears verbatim between JSON quotes.
-func plainKey(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+func plainKey(name []byte) bool {
+	for _, c := range name {
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
 			return false
 		}
 	}
-	return name != ""
+	return len(name) > 0
 }
 
 func (c *column) setMem(mem memory.Allocator) {
@@ -296,6 +326,10 @@ func (c *column) truncate(n int) {
 func (c *column) finish() arrow.ArrayData {
 	n := c.n
 	nulls := n - bitutil.CountSetBits(c.bits, 0, n)
+	clearPadding(c.bits, n)
+	if c.kind == kBool {
+		clearPadding(c.bytes, n)
+	}
 	c.valid.ResizeNoShrink(int(bitutil.BytesForBits(int64(n))))
 	var bufs []*memory.Buffer
 	var children []arrow.ArrayData
@@ -329,6 +363,15 @@ func (c *column) finish() arrow.ArrayData {
 	}
 	c.dropBuffers()
 	return d
+}
+
+// clearPadding zeroes the bits past n in the last byte of a bitmap: the
+// buffers may be recycled, and Arrow consumers that work a byte at a time
+// should not see stale bits.
+func clearPadding(bm []byte, n int) {
+	if n%8 != 0 {
+		bm[n/8] &= byte(1)<<(n%8) - 1
+	}
 }
 
 // dropBuffers releases this column's references to its buffers (finish has

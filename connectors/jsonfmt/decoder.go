@@ -196,7 +196,7 @@ func NewDecoder(mem memory.Allocator, schema *arrow.Schema, opts Options) (*Deco
 	if err != nil {
 		return nil, err
 	}
-	root.setMem(mem)
+	root.setMem(decodeAllocator(mem))
 	return &Decoder{mem: mem, schema: schema, fields: schema.Fields(), opts: opts, root: root,
 		walk:   walker{failOnMissing: opts.FailOnMissing},
 		damper: exec.Damper{Threshold: 8, MinRows: 1, Probe: 64}, skipped: map[string]int64{}}, nil

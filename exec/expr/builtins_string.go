@@ -175,7 +175,7 @@ func buildTrim(name string, args []Expr, t arrow.DataType) (Expr, error) {
 }
 
 // splitIndex is Flink's SPLIT_INDEX (commons-lang splitByWholeSeparator
-// PreserveAllTokens): empty fields count, s = '' has no fields.
+// PreserveAllTokens): empty fields count, s = ” has no fields.
 func splitIndex(s, delim string, idx int64) (string, bool, error) {
 	if idx < 0 || s == "" {
 		return "", false, nil

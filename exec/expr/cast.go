@@ -14,8 +14,31 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// Cast converts its input to another type. Conversion rules (the row path,
-// castValue, is the definition; the columnar kernels reproduce it):
+// Cast converts its input to another type. The policy, in one place: a
+// value that cannot be converted is an error naming the value and the
+// target type, never NULL and never a silently different value. (There is
+// no TRY_CAST yet; CAST of NULL is NULL.)
+//
+//	from \ to         INT/BIGINT           FLOAT/DOUBLE      DECIMAL(p,s)          VARCHAR         BOOLEAN      TIMESTAMP/DATE
+//	INT/BIGINT        range-checked        exact or nearest  range-checked         digits          <> 0         -
+//	FLOAT/DOUBLE      truncated toward 0;  FLOAT: range      HALF_UP at s via the  shortest form   -            -
+//	                  range, NaN: error    checked           shortest decimal;     (Java layout)
+//	                                                         range-checked
+//	DECIMAL(p,s)      truncated toward 0;  nearest           HALF_UP at s;         exactly s       -            -
+//	                  range-checked                          range-checked         digits
+//	VARCHAR           trimmed, strict      trimmed, strict;  trimmed, strict;      -               true/false/  strict ISO forms
+//	                  parse; range error   'Infinity' ok     HALF_UP; range error                  t/f/yes/no/  (below); invalid
+//	                                                                                               y/n/1/0      date: error
+//	BOOLEAN           1 / 0                -                 -                     TRUE / FALSE    -            -
+//	TIMESTAMP/DATE    -                    -                 -                     ISO text        -            finer unit: range-
+//	                                                                                                            checked; coarser:
+//	                                                                                                            floor; DATE<->TS
+//	BYTES             -                    -                 -                     raw bytes       -            -
+//	JSON (extension)  -                    -                 -                     the text        -            -
+//
+// "-" is "cannot cast", reported when the query is planned. In detail (the
+// row path, castValue, is the definition; the columnar kernels reproduce
+// it):
 //
 //   - integer narrowing, DOUBLE/DECIMAL to integer and DOUBLE to FLOAT
 //     check the range and fail naming the value and the target type; a
@@ -60,6 +83,10 @@ func newCast(e Expr, to arrow.DataType, implicit bool) (Expr, error) {
 
 func canCast(from, to arrow.DataType) bool {
 	switch {
+	case isExtension(from) || isExtension(to):
+		// A logical type converts only to and from its own storage: the
+		// value is the same, only the label changes.
+		return arrow.TypeEqual(StorageType(from), StorageType(to)) || isNull(from)
 	case arrow.TypeEqual(from, to), isNull(from):
 		return true
 	case isNumeric(from) && isNumeric(to):
@@ -99,7 +126,7 @@ func castErr(v any, from, to arrow.DataType, why string) error {
 
 // castValue is the authoritative conversion of one non-NULL value.
 func castValue(v any, from, to arrow.DataType) (any, error) {
-	if v == nil || arrow.TypeEqual(from, to) {
+	if v == nil || arrow.TypeEqual(StorageType(from), StorageType(to)) {
 		return v, nil
 	}
 	switch to.ID() {

@@ -22,6 +22,12 @@ func castArray(mem memory.Allocator, in arrow.Array, from, to arrow.DataType) (a
 	if in.DataType().ID() == arrow.NULL {
 		return nullArray(mem, to, in.Len()), nil
 	}
+	if isExtension(from) || isExtension(to) {
+		// Relabel: unwrap to the storage, then label with the target.
+		st := storageArray(in)
+		st.Retain()
+		return label(mem, to, st)
+	}
 	if out, ok := castKernel(mem, in, from, to); ok {
 		return out, nil
 	}

@@ -10,7 +10,7 @@ import (
 
 // compileDateFormat reads a Java SimpleDateFormat pattern (what Flink's
 // DATE_FORMAT takes): a run of one letter is a field, its length the
-// width; text in single quotes is literal ('' is a quote); any other
+// width; text in single quotes is literal (” is a quote); any other
 // character is literal. Fields:
 //
 //	y   year (yy: two digits; otherwise padded to the width)

@@ -12,7 +12,9 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-func iv(v, unit string) Expr { return must(NewFunc("__clink_interval", []Expr{Lit(v, tStr), Lit(unit, tStr)})) }
+func iv(v, unit string) Expr {
+	return must(NewFunc("__clink_interval", []Expr{Lit(v, tStr), Lit(unit, tStr)}))
+}
 
 // familyCases are calls of every registered function family, over the
 // shared test columns (with NULLs).
@@ -355,5 +357,19 @@ func TestFunctionsListing(t *testing.T) {
 	}
 	if !names["count_char"].UDF || !names["count_char"].RowAtATime {
 		t.Error("count_char is not marked as a row-at-a-time UDF")
+	}
+}
+
+// A logical type casts to and from its storage only; the value is kept.
+func TestJSONCasts(t *testing.T) {
+	j := must(NewFunc("parse_json", []Expr{col("s")}))
+	back := must(NewCast(j, tStr))
+	checkAgree(t, must(NewCast(must(NewCast(col("t"), JSONType)), tStr)))
+	got, err := one(t, back, vals{"s": "[1, 2]"})
+	if err != nil || got != "[1, 2]" {
+		t.Fatalf("CAST(JSON AS VARCHAR) = %v, %v", got, err)
+	}
+	if _, err := NewCast(j, tInt); err == nil || !strings.Contains(err.Error(), "cannot cast JSON to INT") {
+		t.Fatalf("CAST(JSON AS INT): %v", err)
 	}
 }

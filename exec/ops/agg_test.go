@@ -183,7 +183,7 @@ func TestHashAggregateEmptyInput(t *testing.T) {
 }
 
 func TestHashAggregateSumOverflow(t *testing.T) {
-	rows := []exec.Row{{int64(1), "a", int64(math.MaxInt64 - 1), 0.0}, {int64(1), "a", int64(2), 0.0}}
+	rows := []exec.Row{{int64(1), "a", int64(math.MaxInt64 - 1), 0.0, nil}, {int64(1), "a", int64(2), 0.0, nil}}
 	specs := []AggSpec{{Func: "sum", Col: 2, Type: i64}}
 	for _, col := range []bool{false, true} {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())

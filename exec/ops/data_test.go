@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/exec"
 )
@@ -12,7 +13,8 @@ import (
 func sampleRows(n int, nulls bool) []exec.Row {
 	rows := make([]exec.Row, n)
 	for i := range rows {
-		r := exec.Row{int64(i % 7), fmt.Sprintf("s%d", i%4), int64(i*13%50 - 10), float64(i) / 4}
+		// t advances 300ms a row from 2015-07-15 00:00:00 (the nexmark epoch).
+		r := exec.Row{int64(i % 7), fmt.Sprintf("s%d", i%4), int64(i*13%50 - 10), float64(i) / 4, arrow.Timestamp(1436918400000 + int64(i)*300)}
 		if nulls {
 			if i%5 == 0 {
 				r[0] = nil

@@ -31,6 +31,10 @@ func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, er
 		return gatherBool(mem, arr, idx), nil
 	case arrow.STRING, arrow.BINARY:
 		return gatherBinary(mem, arr, idx), nil
+	case arrow.DICTIONARY:
+		// A dictionary type is fixed width (its indices) but the array has
+		// a dictionary child the fixed-width copy would drop.
+		return gatherTake(mem, arr, idx)
 	}
 	if fw, ok := arr.DataType().(arrow.FixedWidthDataType); ok && len(data.Buffers()) == 2 && data.Buffers()[1] != nil {
 		switch fw.BitWidth() {

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,12 +22,13 @@ type Kind struct {
 }
 
 // SampleSchema is the input schema of the Kinds samples: (k BIGINT, s
-// VARCHAR, v BIGINT, f DOUBLE), all nullable.
+// VARCHAR, v BIGINT, f DOUBLE, t TIMESTAMP(3)), all nullable.
 var SampleSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Millisecond}, Nullable: true},
 }, nil)
 
 // Kinds lists every operator kind of this package (VALUES is a source, not
@@ -60,11 +62,34 @@ func Kinds() []Kind {
 		{"hash_join", func(mem memory.Allocator) exec.Operator {
 			return NewHashJoin(Inner, []int{0}, []int{0}, joined, mem)
 		}},
+		{"watermark_assigner", func(mem memory.Allocator) exec.Operator {
+			return NewWatermarkAssigner(4, time.Second, mem)
+		}},
+		{"window_aggregate", func(mem memory.Allocator) exec.Operator {
+			return NewWindowAggregate(WindowSpec{Kind: Tumble, Size: time.Second}, 4, []int{0},
+				[]AggSpec{{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64}}, windowAggOut, mem)
+		}},
+		{"window_assign", func(mem memory.Allocator) exec.Operator {
+			return NewWindowAssign(WindowSpec{Kind: Tumble, Size: time.Second}, 4, windowAssignOut, mem)
+		}},
 		{"collect", func(memory.Allocator) exec.Operator {
 			return NewCollect(func(context.Context, *exec.Batch) error { return nil })
 		}},
 	}
 }
+
+var (
+	windowCols = []arrow.Field{
+		{Name: "window_start", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+		{Name: "window_end", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+		{Name: "window_time", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+	}
+	windowAggOut = arrow.NewSchema(append([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
+	}, windowCols...), nil)
+	windowAssignOut = arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...), windowCols...), nil)
+)
 
 // sampleCol and sampleNotNull are the two expressions the samples need, so
 // the registry does not wait on package expr's constructors. They read

@@ -15,6 +15,15 @@ import (
 
 // TestTargetOfMatchesIndependentRule checks TargetOf against the range rule
 // written out in refTarget, for every key group and parallelism.
+//
+// Verified to catch a routing shifted by one slot (temporarily mutate, run,
+// restore): with TargetOf returning (target+1)%n, this test, every Split
+// reference test (reference, sliced, skew, empty targets, dictionary,
+// recycled) and the exchange's routing tests fail; with only the split's
+// routing table shifted, the Split tests, the exchange tests and
+// TestExchangeInGraph fail (rows and columns disagree); with only the row
+// path shifted, TestExchangeInterleavesRowAndColumnarBatches,
+// TestExchangeCoalesces and TestExchangeInGraph fail.
 func TestTargetOfMatchesIndependentRule(t *testing.T) {
 	for targets := 1; targets <= 300; targets++ {
 		seen := make([]bool, targets)
