@@ -146,6 +146,22 @@ func (b *binder) orderLimit(n Node, out *scope, ob sqlparser.OrderBy, lim *sqlpa
 	return applySortLimit(n, keys, lim)
 }
 
+// commaJoin rewrites SELECT ... FROM a, b WHERE c into SELECT ... FROM a
+// JOIN b ON c (Nexmark q4, q6 and q9 use this form). For an inner join the
+// two mean the same; bindJoin then takes the equalities between the sides
+// as keys and filters on the rest. Without a WHERE there is no key, and
+// bindFrom reports the cross join. s is not modified.
+func commaJoin(s *sqlparser.Select) *sqlparser.Select {
+	if len(s.From) != 2 || s.Where == nil {
+		return s
+	}
+	c := *s
+	c.From = sqlparser.TableExprs{&sqlparser.JoinTableExpr{LeftExpr: s.From[0], Join: sqlparser.JoinStr, RightExpr: s.From[1],
+		Condition: sqlparser.JoinCondition{On: s.Where.Expr}}}
+	c.Where = nil
+	return &c
+}
+
 // bindFrom binds the FROM clause.
 func (b *binder) bindFrom(from sqlparser.TableExprs) (Node, *scope, error) {
 	if len(from) != 1 {

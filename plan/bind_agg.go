@@ -9,14 +9,56 @@ import (
 
 	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
+	"github.com/clink-sql/clink/sql"
 )
 
 func isAggregate(name string) bool {
 	switch strings.ToLower(name) {
-	case "count", "sum", "avg", "min", "max":
+	case "count", "sum", "avg", "min", "max", sql.FilterFunc:
 		return true
 	}
 	return false
+}
+
+// unwrapFilter turns agg(x) FILTER (WHERE p), which the dialect layer
+// hands over as __clink_filter(agg(x), p), into agg(CASE WHEN p THEN x END)
+// (COUNT(*) into COUNT(CASE WHEN p THEN 1 END)): every supported aggregate
+// ignores nulls, so the rows p rejects drop out, and the aggregate kernels
+// need no filter of their own.
+func unwrapFilter(f *sqlparser.FuncExpr) (*sqlparser.FuncExpr, error) {
+	if !strings.EqualFold(f.Name.String(), sql.FilterFunc) {
+		return f, nil
+	}
+	if len(f.Exprs) != 2 {
+		return nil, fmt.Errorf("FILTER: malformed clause %s", sqlparser.String(f))
+	}
+	ae, ok1 := f.Exprs[0].(*sqlparser.AliasedExpr)
+	pe, ok2 := f.Exprs[1].(*sqlparser.AliasedExpr)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("FILTER: malformed clause %s", sqlparser.String(f))
+	}
+	agg, ok := ae.Expr.(*sqlparser.FuncExpr)
+	if !ok || !isAggregate(agg.Name.String()) || strings.EqualFold(agg.Name.String(), sql.FilterFunc) {
+		return nil, fmt.Errorf("FILTER (WHERE ...) applies to an aggregate call, not to %s", sqlparser.String(ae.Expr))
+	}
+	if len(agg.Exprs) != 1 {
+		return agg, nil // bindAggCall reports the arity
+	}
+	var val sqlparser.Expr
+	switch a := agg.Exprs[0].(type) {
+	case *sqlparser.StarExpr:
+		if !strings.EqualFold(agg.Name.String(), "count") || agg.Distinct {
+			return agg, nil // bindAggCall reports it
+		}
+		val = sqlparser.NewIntVal([]byte("1"))
+	case *sqlparser.AliasedExpr:
+		val = a.Expr
+	default:
+		return agg, nil
+	}
+	cas := &sqlparser.CaseExpr{Whens: []*sqlparser.When{{Cond: pe.Expr, Val: val}}}
+	return &sqlparser.FuncExpr{Name: agg.Name, Distinct: agg.Distinct,
+		Exprs: sqlparser.SelectExprs{&sqlparser.AliasedExpr{Expr: cas}}}, nil
 }
 
 // aggContext resolves expressions above an aggregate: a GROUP BY
@@ -94,6 +136,10 @@ func (b *binder) bindAggregate(n Node, in *scope, groupBy sqlparser.GroupBy, cal
 
 // bindAggCall binds one aggregate call, deciding its output type.
 func (b *binder) bindAggCall(f *sqlparser.FuncExpr, in *scope) (ops.AggSpec, expr.Expr, error) {
+	f, err := unwrapFilter(f)
+	if err != nil {
+		return ops.AggSpec{}, nil, err
+	}
 	name := strings.ToLower(f.Name.String())
 	if len(f.Exprs) == 1 {
 		if _, star := f.Exprs[0].(*sqlparser.StarExpr); star {

@@ -15,6 +15,7 @@ import (
 )
 
 func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
+	s = commaJoin(s)
 	n, in, err := b.bindFrom(s.From)
 	if err != nil {
 		return nil, nil, err

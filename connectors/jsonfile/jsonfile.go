@@ -293,3 +293,6 @@ func (s *Source) flush(ctx context.Context, path string, recs [][]byte, lines []
 	}
 	return err
 }
+
+// Report is the source's decode statistics for EXPLAIN ANALYZE.
+func (s *Source) Report() exec.OperatorReport { return s.Stats().Report() }

@@ -27,6 +27,13 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
+// The decode damper of seed 000: after fallbackThreshold consecutive
+// batches that fell back to rows, try columnar only every fallbackProbe-th.
+const (
+	fallbackThreshold = 8
+	fallbackProbe     = 64
+)
+
 // Reasons a record is bad, the keys of DecodeStats.Skipped.
 const (
 	ReasonMalformed = "malformed-json"
@@ -199,7 +206,7 @@ func NewDecoder(mem memory.Allocator, schema *arrow.Schema, opts Options) (*Deco
 	root.setMem(decodeAllocator(mem))
 	return &Decoder{mem: mem, schema: schema, fields: schema.Fields(), opts: opts, root: root,
 		walk:   walker{failOnMissing: opts.FailOnMissing},
-		damper: exec.Damper{Threshold: 8, MinRows: 1, Probe: 64}, skipped: map[string]int64{}}, nil
+		damper: exec.Damper{Threshold: fallbackThreshold, MinRows: 1, Probe: fallbackProbe}, skipped: map[string]int64{}}, nil
 }
 
 // Schema is the decoded batches' schema.
@@ -370,4 +377,30 @@ func (d *Decoder) decodeRows(recs [][]byte) (Result, error) {
 		}
 	}
 	return Result{Rows: rows, N: len(rows), Kept: kept}, nil
+}
+
+// Report turns decode statistics into what EXPLAIN ANALYZE shows for a
+// source stage (exec.Reporter): fallbacks, the damper and skipped records
+// by reason.
+func (s DecodeStats) Report() exec.OperatorReport {
+	r := exec.OperatorReport{
+		DecodeFallbacks: s.Fallbacks,
+		Damper: &exec.DamperState{BackedOff: s.DamperBackedOff, Threshold: fallbackThreshold,
+			Probe: fallbackProbe},
+		Counters: []exec.NamedCount{
+			{Name: "batches decoded columnar", Value: s.ColumnarBatches},
+			{Name: "batches decoded as rows", Value: s.RowBatches},
+			{Name: "batches the damper sent to rows", Value: s.DamperSkips},
+		},
+	}
+	reasons := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	for _, k := range reasons {
+		r.SkippedRecords += s.Skipped[k]
+		r.Counters = append(r.Counters, exec.NamedCount{Name: "skipped: " + k, Value: s.Skipped[k]})
+	}
+	return r
 }

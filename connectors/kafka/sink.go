@@ -142,7 +142,8 @@ func (s *Sink) Finish(ctx context.Context, _ int, _ exec.Emitter) error {
 // OnWatermark: a sink has nothing to forward.
 func (s *Sink) OnWatermark(context.Context, int64, exec.Emitter) error { return nil }
 
-// Close flushes what is buffered (a cancelled query) and closes the client.
+// Close closes the client; records still buffered (a cancelled query, which
+// never reaches Finish) are dropped, as Flink drops an uncheckpointed tail.
 func (s *Sink) Close() {
 	if s.cl != nil {
 		s.cl.Close()

@@ -471,3 +471,6 @@ func (s *Source) decodeLoop(ctx context.Context, p int32, in <-chan []*kgo.Recor
 	// shutdown, when this send is dropped).
 	send(decoded{p: p, next: -1, maxTs: minTs, done: true})
 }
+
+// Report is the source's decode statistics for EXPLAIN ANALYZE.
+func (s *Source) Report() exec.OperatorReport { return s.Stats().Report() }
