@@ -83,6 +83,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 }
 
 func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
+	if len(args) > 0 && args[0] == "kafka-broker" {
+		return runBroker(args[1:], stderr)
+	}
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
