@@ -351,7 +351,7 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if len(x.GroupCols) == 0 {
 			w = wireGather // one group: one instance sees every row
 		}
-		if final, ok := finalAggs(x); ok && w == wireKeyed && b.opts.Parallelism > 1 {
+		if final, ok := finalAggs(x); ok && b.opts.Parallelism > 1 && len(in.Instances) > 1 {
 			// Two phases: each subtask aggregates what it scanned, and only
 			// the partial results cross the exchange, so a GROUP BY with
 			// few groups moves a few rows instead of every row.
@@ -363,9 +363,11 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			for i := range keys {
 				keys[i] = i
 			}
+			// Grouped: the partials are exchanged by key to parallel final
+			// merges; one group (no GROUP BY): one final merge gathers them.
 			return b.op("HashAggregate", "final: "+strings.Join(parts, ", "), func() exec.Operator {
 				return ops.NewHashAggregate(keys, final, x.schema, mem)
-			}, wireKeyed, [][]int{keys}, partial), nil
+			}, w, [][]int{keys}, partial), nil
 		}
 		return b.op("HashAggregate", strings.Join(parts, ", "), func() exec.Operator {
 			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)

@@ -86,6 +86,9 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	if len(args) > 0 && args[0] == "kafka-broker" {
 		return runBroker(args[1:], stderr)
 	}
+	if len(args) > 0 && args[0] == "nexmark" {
+		return runNexmark(args[1:], stdout, stderr)
+	}
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

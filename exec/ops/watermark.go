@@ -14,14 +14,19 @@ import (
 
 // WatermarkAssigner is the event-time clock of one source instance
 // (WATERMARK FOR ts AS ts - INTERVAL 'n' UNIT): after each batch it emits
-// max(ts seen) - delay when that advanced. A record whose time is below the
-// watermark already emitted when it arrives is late: it is dropped and
-// counted. The source's own watermarks are ignored (the table's clause
-// defines event time), except the final MaxWatermark of a bounded input.
+// max(ts seen) - delay when that advanced. It drops nothing: as in Flink, a
+// record behind the watermark is late only for the event-time operators
+// after it (windows drop and count it), while a plain SELECT keeps it.
+//
+// A source that reads several partitions in one instance (Kafka) emits the
+// minimum over its partitions of their latest record times; the assigner
+// never runs ahead of that minus the delay, so a fast partition cannot make
+// a slow partition's records late. Sources without a clock of their own
+// (Parquet) emit only the final MaxWatermark of a bounded input, which ends
+// event time.
 //
 // Each parallel instance of a scan gets its own assigner; the runner takes
-// the minimum over them at the next stage's port, so a fast split cannot
-// make a slow split's records late downstream.
+// the minimum over them at the next stage's port.
 type WatermarkAssigner struct {
 	col   int
 	delay int64 // microseconds
@@ -29,24 +34,24 @@ type WatermarkAssigner struct {
 
 	wm      int64 // last emitted
 	maxTS   int64 // microseconds
-	late    int64
+	srcWM   int64 // the source's latest watermark, when it has one
+	srcSeen bool
+	behind  int64 // records behind the watermark when they arrived (kept)
 	nullTS  int64
 	final   bool
-	sel     []int32
 	emitted int64
 }
 
 // NewWatermarkAssigner returns an assigner reading the TIMESTAMP column col.
 func NewWatermarkAssigner(col int, delay time.Duration, mem memory.Allocator) *WatermarkAssigner {
 	return &WatermarkAssigner{col: col, delay: delay.Microseconds(), mem: mem,
-		wm: exec.MinWatermark, maxTS: exec.MinWatermark}
+		wm: exec.MinWatermark, maxTS: exec.MinWatermark, srcWM: exec.MinWatermark}
 }
 
 // Kind implements exec.Operator.
 func (w *WatermarkAssigner) Kind() string { return "watermark_assigner" }
 
-// Capabilities implements exec.Operator: a batch without late records
-// leaves as it came; one with late records leaves as a gathered record.
+// Capabilities implements exec.Operator: every batch leaves as it came.
 func (w *WatermarkAssigner) Capabilities() exec.Capabilities {
 	return exec.Capabilities{IngestsColumnar: true, PassesThrough: true}
 }
@@ -54,13 +59,14 @@ func (w *WatermarkAssigner) Capabilities() exec.Capabilities {
 // Watermark is the last watermark emitted.
 func (w *WatermarkAssigner) Watermark() int64 { return w.wm }
 
-// Late is the number of late records dropped.
-func (w *WatermarkAssigner) Late() int64 { return w.late }
+// Behind is the number of records that arrived behind the watermark (kept;
+// the windows after it drop them as late).
+func (w *WatermarkAssigner) Behind() int64 { return w.behind }
 
 // Report implements exec.Reporter.
 func (w *WatermarkAssigner) Report() exec.OperatorReport {
 	return exec.OperatorReport{Counters: []exec.NamedCount{
-		{Name: "late records dropped", Value: w.late},
+		{Name: "records behind the watermark (kept)", Value: w.behind},
 		{Name: "null event times", Value: w.nullTS},
 		{Name: "watermarks emitted", Value: w.emitted},
 	}}
@@ -97,8 +103,8 @@ func toMicros(v, mul, div int64) int64 {
 	return v * mul
 }
 
-// ProcessColumnar scans the timestamp column with a typed loop: the batch's
-// maximum and its late rows. A batch without late rows is forwarded as is.
+// ProcessColumnar scans the timestamp column with a typed loop for the
+// batch's maximum and forwards the batch as it came.
 func (w *WatermarkAssigner) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) (bool, error) {
 	rec := b.Record()
 	if w.col >= int(rec.NumCols()) {
@@ -111,47 +117,22 @@ func (w *WatermarkAssigner) ProcessColumnar(ctx context.Context, _ int, b *exec.
 	mul, div, _ := tsScale(col.DataType())
 	vals := col.TimestampValues()
 	nulls := col.NullN() > 0
-	bmax, late := exec.MinWatermark, 0
+	bmax := exec.MinWatermark
 	for i, v := range vals {
 		if nulls && col.IsNull(i) {
 			continue
 		}
 		us := toMicros(int64(v), mul, div)
 		if us < w.wm {
-			late++
-			continue
+			w.behind++
 		}
 		if us > bmax {
 			bmax = us
 		}
 	}
-	if nulls {
-		w.nullTS += int64(col.NullN())
-	}
-	if late == 0 {
-		if err := out.Emit(ctx, b); err != nil {
-			return true, err
-		}
-		return true, w.advance(ctx, bmax, out)
-	}
-	w.late += int64(late)
-	sel := w.sel[:0]
-	for i, v := range vals {
-		// A NULL event time is kept: it is not late, and the window
-		// operators drop and count it themselves.
-		if (nulls && col.IsNull(i)) || toMicros(int64(v), mul, div) >= w.wm {
-			sel = append(sel, int32(i))
-		}
-	}
-	w.sel = sel
-	if len(sel) > 0 {
-		res, err := gatherRecord(w.mem, rec.Schema(), recordColumns(rec), sel)
-		if err != nil {
-			return true, fmt.Errorf("watermark: %w", err)
-		}
-		if err := emitRecord(ctx, out, res); err != nil {
-			return true, err
-		}
+	w.nullTS += int64(col.NullN())
+	if err := out.Emit(ctx, b); err != nil {
+		return true, err
 	}
 	return true, w.advance(ctx, bmax, out)
 }
@@ -165,48 +146,46 @@ func (w *WatermarkAssigner) Process(ctx context.Context, _ int, b *exec.Batch, o
 	if err != nil {
 		return fmt.Errorf("watermark: column %q: %w", b.Schema().Field(w.col).Name, err)
 	}
-	rows := b.Rows()
-	kept := rows[:0:0]
 	bmax := exec.MinWatermark
-	for i, r := range rows {
-		v, ok := r[w.col].(arrow.Timestamp)
+	for i, r := range b.Rows() {
 		if r[w.col] == nil {
 			w.nullTS++
-			kept = append(kept, r)
 			continue
 		}
+		v, ok := r[w.col].(arrow.Timestamp)
 		if !ok {
 			return fmt.Errorf("watermark: row %d: column %q holds %T, not a timestamp", i, b.Schema().Field(w.col).Name, r[w.col])
 		}
 		us := toMicros(int64(v), mul, div)
 		if us < w.wm {
-			w.late++
-			continue
+			w.behind++
 		}
 		bmax = max(bmax, us)
-		kept = append(kept, r)
 	}
-	if len(kept) == len(rows) {
-		if len(rows) > 0 {
-			if err := out.Emit(ctx, b); err != nil {
-				return err
-			}
+	if b.Len() > 0 {
+		if err := out.Emit(ctx, b); err != nil {
+			return err
 		}
-	} else if err := emitRows(ctx, out, b.Schema(), kept); err != nil {
-		return err
 	}
 	return w.advance(ctx, bmax, out)
 }
 
-// advance emits max - delay when it moved the watermark forward.
+// advance emits max - delay when that moved the watermark forward, bounded
+// by the source's own clock when it has one.
 func (w *WatermarkAssigner) advance(ctx context.Context, bmax int64, out exec.Emitter) error {
-	if bmax == exec.MinWatermark || w.final {
+	if w.final {
 		return nil
 	}
 	w.maxTS = max(w.maxTS, bmax)
+	if w.maxTS == exec.MinWatermark {
+		return nil
+	}
 	next := w.maxTS - w.delay
 	if w.delay < 0 || next > w.maxTS { // a negative delay or an overflow: no clock
 		return nil
+	}
+	if w.srcSeen {
+		next = min(next, w.srcWM-w.delay)
 	}
 	if next <= w.wm {
 		return nil
@@ -216,10 +195,15 @@ func (w *WatermarkAssigner) advance(ctx context.Context, bmax int64, out exec.Em
 	return out.EmitWatermark(ctx, next)
 }
 
-// OnWatermark ignores the source's clock except the end of a bounded input.
+// OnWatermark records the source's clock, which bounds the assigner's (see
+// the type), and passes on the end of a bounded input.
 func (w *WatermarkAssigner) OnWatermark(ctx context.Context, wm int64, out exec.Emitter) error {
-	if wm != exec.MaxWatermark || w.final {
+	if w.final {
 		return nil
+	}
+	if wm != exec.MaxWatermark {
+		w.srcWM, w.srcSeen = wm, true
+		return w.advance(ctx, exec.MinWatermark, out)
 	}
 	w.final, w.wm = true, exec.MaxWatermark
 	w.emitted++
