@@ -179,7 +179,7 @@ func TestSQLLogic(t *testing.T) {
 				t.Setenv(mode.env, "1")
 			}
 			// Results must not depend on the parallelism either.
-			for _, par := range []int{1, 2, 4} {
+			for _, par := range []int{1, 2, 3, 4} {
 				for _, f := range files {
 					t.Run(fmt.Sprintf("p%d/%s", par, filepath.Base(f)), func(t *testing.T) { runSLT(t, f, data, mode, par) })
 				}

@@ -8,28 +8,32 @@ import (
 
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/sql"
 )
 
-// function is a built-in function for completion and inspection. The list
-// is static until the engine has a function registry to ask.
+// function is a function for completion and inspection.
 type function struct{ name, signature, doc string }
 
-var functions = []function{
-	{"lower", "lower(s VARCHAR) -> VARCHAR", "s in lower case"},
-	{"upper", "upper(s VARCHAR) -> VARCHAR", "s in upper case"},
-	{"length", "length(s VARCHAR) -> INT", "number of characters in s"},
-	{"substring", "substring(s VARCHAR, start INT [, len INT]) -> VARCHAR", "part of s from start (1-based)"},
-	{"concat", "concat(a VARCHAR, b VARCHAR, ...) -> VARCHAR", "the arguments joined"},
-	{"mod", "mod(a, b) -> numeric", "remainder of a / b"},
-	{"abs", "abs(x) -> numeric", "absolute value"},
-	{"coalesce", "coalesce(a, b, ...) -> any", "the first non-NULL argument"},
-	{"count", "count(* | x) -> BIGINT", "number of rows (of non-NULL x)"},
-	{"sum", "sum(x) -> numeric", "sum of x"},
-	{"avg", "avg(x) -> DOUBLE", "mean of x"},
-	{"min", "min(x) -> type of x", "smallest x"},
-	{"max", "max(x) -> type of x", "largest x"},
-	{"CAST", "CAST(x AS type) -> type", "x converted to type"},
+// functions lists the engine's function registry (built-ins and registered
+// UDFs) plus the aggregates and CAST, which the binder handles itself. It
+// is read per request, so UDFs registered after start show up.
+func functions() []function {
+	out := []function{
+		{"count", "count(* | x) -> BIGINT", "number of rows (of non-NULL x)"},
+		{"sum", "sum(x) -> numeric", "sum of x"},
+		{"avg", "avg(x) -> numeric", "mean of x"},
+		{"min", "min(x) -> type of x", "smallest x"},
+		{"max", "max(x) -> type of x", "largest x"},
+		{"CAST", "CAST(x AS type) -> type", "x converted to type"},
+	}
+	for _, f := range expr.Functions() {
+		out = append(out, function{f.Name, strings.Join(f.Signatures, "; "), f.Description})
+		for _, a := range f.Aliases {
+			out = append(out, function{a, strings.Join(f.Signatures, "; "), f.Description})
+		}
+	}
+	return out
 }
 
 // tableContext are the keywords after which only a table name fits.
@@ -105,7 +109,7 @@ func completeCode(code string, cursor *int, tables []engine.TableInfo) completio
 			add(kw)
 		}
 	}
-	for _, f := range functions {
+	for _, f := range functions() {
 		if hasPrefixFold(f.name, word) {
 			add(f.name)
 		}
@@ -221,7 +225,7 @@ func inspectCode(code string, cursor *int, tables []engine.TableInfo) (map[strin
 				"<table><tr><th>column</th><th>type</th></tr>" + rows.String() + "</table>",
 		}, true
 	}
-	for _, f := range functions {
+	for _, f := range functions() {
 		if strings.EqualFold(f.name, word) {
 			return map[string]any{"text/plain": f.signature + "\n  " + f.doc + "\n"}, true
 		}

@@ -96,6 +96,9 @@ func TestComplete(t *testing.T) {
 		{"SELECT 'ü' FROM pe", nil, "person", 16}, // code points, not bytes
 		{"SELECT PR", pos(99), "PRECISION,PRIMARY,price", 7},
 		{"SELECT upp", nil, "upper", 7},
+		// From the function registry: built-ins and count_char, a UDF.
+		{"SELECT count_c", nil, "count_char", 7},
+		{"SELECT regexp_ex", nil, "regexp_extract", 7},
 	}
 	for _, c := range cases {
 		got := completeCode(c.code, c.cursor, tables())
