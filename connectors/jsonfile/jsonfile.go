@@ -53,8 +53,16 @@ func NewTable(options map[string]string, declared *arrow.Schema) (*Table, error)
 	if path == "" {
 		return nil, fmt.Errorf("filesystem json: option 'path' is required")
 	}
+	files, err := expand(path)
+	if err != nil {
+		return nil, err
+	}
 	if declared == nil || len(declared.Fields()) == 0 {
-		return nil, fmt.Errorf("filesystem json '%s': the JSON format needs declared columns", path)
+		// No columns declared (a path query, or CREATE TABLE without
+		// columns): infer them from the first records, as DuckDB does.
+		if declared, err = inferSchema(files[0], inferRecords); err != nil {
+			return nil, fmt.Errorf("filesystem json '%s': %w", path, err)
+		}
 	}
 	opts, err := jsonfmt.ParseOptions(options)
 	if err != nil {
@@ -62,10 +70,6 @@ func NewTable(options map[string]string, declared *arrow.Schema) (*Table, error)
 	}
 	if _, err := jsonfmt.NewDecoder(memory.DefaultAllocator, declared, opts); err != nil {
 		return nil, fmt.Errorf("filesystem json '%s': %w", path, err)
-	}
-	files, err := expand(path)
-	if err != nil {
-		return nil, err
 	}
 	t := &Table{path: path, files: files, schema: declared, opts: opts, mem: memory.DefaultAllocator}
 	for _, f := range files {
