@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -80,9 +81,12 @@ func Value(arr arrow.Array, i int) any {
 	case *array.Decimal128:
 		return a.Value(i)
 	case *array.String:
-		return a.Value(i)
+		// Cloned, like BINARY below: a row outlives its batch in operator
+		// state, and Arrow memory may be reused once released (the JSON
+		// decoder recycles its buffers).
+		return strings.Clone(a.Value(i))
 	case *array.LargeString:
-		return a.Value(i)
+		return strings.Clone(a.Value(i))
 	case *array.Binary:
 		// Copy: the row must not alias Arrow memory that is released later.
 		return append([]byte(nil), a.Value(i)...)
