@@ -1,0 +1,236 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
+	"github.com/clink-sql/clink/exec/ops"
+)
+
+// This file turns each logical node into stages; physical.go holds the
+// stage model, the wiring of parallel instances and the gates.
+
+func (b *builder) build(n Node) (*Stage, error) {
+	s, err := b.buildNode(n)
+	if err == nil {
+		if b.schemas == nil {
+			b.schemas = map[*Stage]*arrow.Schema{}
+		}
+		b.schemas[s] = n.Schema()
+	}
+	return s, err
+}
+
+func (b *builder) buildNode(n Node) (*Stage, error) {
+	mem := b.opts.Mem
+	switch x := n.(type) {
+	case *Scan:
+		full := x.Table.Schema()
+		s := &Stage{Op: "Scan", Detail: fmt.Sprintf("%s [%s]", x.TableName, x.Table.Describe()), Parallelism: 1}
+		if st, ok := x.Table.(connectors.SplitTable); ok && b.opts.Parallelism > 1 {
+			s.Parallelism = b.opts.Parallelism
+			if m := st.MaxSplits(); m > 0 && m < s.Parallelism {
+				s.Parallelism = m
+			}
+		}
+		for _, c := range x.Columns {
+			s.Columns = append(s.Columns, full.Field(c).Name)
+		}
+		for _, f := range x.Filters {
+			s.Filters = append(s.Filters, f.Format(full.Field(f.Column).Name))
+		}
+		s, err := b.source(s, func(split, splits int) (exec.Source, error) {
+			spec := connectors.ScanSpec{Columns: x.Columns, Filters: x.Filters, Progress: b.opts.Progress}
+			if splits > 1 {
+				spec.Split, spec.Splits = split, splits
+			}
+			src, err := x.Table.Open(spec)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", x.TableName, err)
+			}
+			return src, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if s.Caps.EmitsColumnar {
+			s.Output = OutBornColumnar
+			s.Gate = &Gate{Columnar: true, Reason: ReasonSourceColumnar}
+		} else {
+			s.Output = OutRows
+		}
+		return s, nil
+	case *Values:
+		s := &Stage{Op: "Values", Detail: fmt.Sprintf("%d row(s)", len(x.Rows)), Output: OutRows, Parallelism: 1}
+		return b.source(s, func(int, int) (exec.Source, error) { return ops.NewValues(x.schema, x.Rows), nil })
+	case *Filter:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return b.op("Filter", x.Pred.String(), func() exec.Operator { return ops.NewFilter(x.Pred, mem) }, wireParallel, nil, in), nil
+	case *Project:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		if isIdentity(x) {
+			// SELECT a, b over an aggregate or a subquery that already
+			// produces (a, b): a stage that only copies is left out.
+			return in, nil
+		}
+		parts := make([]string, len(x.Exprs))
+		for i, e := range x.Exprs {
+			parts[i] = e.String()
+			if name := x.schema.Field(i).Name; name != e.String() {
+				parts[i] += " AS " + name
+			}
+		}
+		return b.op("Project", strings.Join(parts, ", "), func() exec.Operator { return ops.NewProject(x.Exprs, x.schema, mem) }, wireParallel, nil, in), nil
+	case *Aggregate:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		var parts []string
+		if len(x.GroupCols) > 0 {
+			var keys []string
+			for _, g := range x.GroupCols {
+				keys = append(keys, x.schema.Field(g).Name)
+			}
+			parts = append(parts, "GROUP BY "+strings.Join(keys, ", "))
+		}
+		parts = append(parts, x.AggText...)
+		w := wireKeyed
+		if len(x.GroupCols) == 0 {
+			w = wireGather // one group: one instance sees every row
+		}
+		if final, ok := finalAggs(x); ok && b.opts.Parallelism > 1 && len(in.Instances) > 1 {
+			// Two phases: each subtask aggregates what it scanned, and only
+			// the partial results cross the exchange, so a GROUP BY with
+			// few groups moves a few rows instead of every row.
+			partial := b.op("HashAggregate", "partial: "+strings.Join(parts, ", "), func() exec.Operator {
+				return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
+			}, wireParallel, nil, in)
+			b.schemas[partial] = x.schema
+			keys := make([]int, len(x.GroupCols))
+			for i := range keys {
+				keys[i] = i
+			}
+			// Grouped: the partials are exchanged by key to parallel final
+			// merges; one group (no GROUP BY): one final merge gathers them.
+			return b.op("HashAggregate", "final: "+strings.Join(parts, ", "), func() exec.Operator {
+				return ops.NewHashAggregate(keys, final, x.schema, mem)
+			}, w, [][]int{keys}, partial), nil
+		}
+		return b.op("HashAggregate", strings.Join(parts, ", "), func() exec.Operator {
+			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
+		}, w, [][]int{x.GroupCols}, in), nil
+	case *WatermarkAssign, *WindowTable, *WindowAggregate:
+		return b.buildWindowing(n) // event time and windows: bind_window.go
+	case *Join:
+		l, err := b.build(x.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.build(x.Right)
+		if err != nil {
+			return nil, err
+		}
+		kind := "INNER"
+		if x.Type == ops.Left {
+			kind = "LEFT"
+		}
+		return b.op("HashJoin", kind+" ON "+x.Cond, func() exec.Operator {
+			return ops.NewHashJoin(x.Type, x.LeftKeys, x.RightKeys, x.schema, mem)
+		}, wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r), nil
+	case *Sort:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		var keys []string
+		for _, k := range x.Keys {
+			s := x.Schema().Field(k.Col).Name
+			if k.Desc {
+				s += " DESC"
+			}
+			keys = append(keys, s)
+		}
+		name, detail := "Sort", strings.Join(keys, ", ")
+		if x.Limit >= 0 {
+			name, detail = "TopN", fmt.Sprintf("%s LIMIT %d", detail, x.Limit)
+		}
+		return b.op(name, detail, func() exec.Operator { return ops.NewSort(x.Keys, x.Limit, mem) }, wireGather, nil, in), nil
+	case *Limit:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		detail := fmt.Sprintf("%d", x.N)
+		if x.N < 0 {
+			detail = "ALL"
+		}
+		if x.Offset > 0 {
+			detail += fmt.Sprintf(" OFFSET %d", x.Offset)
+		}
+		return b.op("Limit", detail, func() exec.Operator { return ops.NewLimit(x.N, x.Offset) }, wireGather, nil, in), nil
+	case *Union:
+		var ins []*Stage
+		for _, c := range x.Inputs {
+			s, err := b.build(c)
+			if err != nil {
+				return nil, err
+			}
+			ins = append(ins, s)
+		}
+		return b.op("UnionAll", fmt.Sprintf("%d inputs", len(ins)), func() exec.Operator { return ops.NewUnionAll(len(ins)) }, wireZip, nil, ins...), nil
+	}
+	return nil, fmt.Errorf("plan: cannot build %T", n)
+}
+
+// isIdentity reports whether p passes its input through unchanged: every
+// input column, in order, by reference, under the same name.
+func isIdentity(p *Project) bool {
+	in := p.Input.Schema()
+	if len(p.Exprs) != len(in.Fields()) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		c, ok := e.(*expr.ColRef)
+		if !ok || c.Index != i || p.schema.Field(i).Name != in.Field(i).Name {
+			return false
+		}
+	}
+	return true
+}
+
+// finalAggs returns the aggregates that merge partial results of x's
+// aggregates (COUNT and SUM add up, MIN and MAX take the extreme), reading
+// the partial output where group keys come first. It reports false when an
+// aggregate does not decompose that way (AVG, DISTINCT).
+func finalAggs(x *Aggregate) ([]ops.AggSpec, bool) {
+	g := len(x.GroupCols)
+	out := make([]ops.AggSpec, len(x.Aggs))
+	for i, a := range x.Aggs {
+		if a.Distinct {
+			return nil, false
+		}
+		f := a
+		f.Col = g + i
+		switch a.Func {
+		case "count", "count_star":
+			f.Func = "sum" // of the partial counts, INT64 like the count
+		case "sum", "min", "max":
+		default:
+			return nil, false
+		}
+		out[i] = f
+	}
+	return out, true
+}
