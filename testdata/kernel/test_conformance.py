@@ -54,6 +54,10 @@ class ClinkKernelTests(jupyter_kernel_test.KernelTests):
 
     code_inspect_sample = "bid"
 
+    # IPython's convention: `?name` pages the table's columns (or a
+    # function's signatures) in the notebook's pager.
+    code_page_something = "?bid"
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -54,6 +54,17 @@ func (k *Kernel) execute(m *wire.Message) {
 	if !req.Silent {
 		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
 	}
+	if page, ok := k.help(req.Code); ok {
+		// `?name` (IPython's convention): the table's columns or the
+		// function's signatures, in the notebook's pager.
+		if store {
+			k.history = append(k.history, historyEntry{line: count, input: req.Code})
+		}
+		k.reply(wire.Shell, m, map[string]any{"status": "ok", "execution_count": count,
+			"payload":          []any{map[string]any{"source": "page", "data": page, "start": 0}},
+			"user_expressions": map[string]any{}})
+		return
+	}
 	out := &cellOutput{k: k, parent: m, silent: req.Silent, count: count}
 	cerr := k.runCell(m, req.Code, out)
 	if store {
@@ -329,4 +340,27 @@ func globRegexp(glob string) *regexp.Regexp {
 	}
 	sb.WriteString("$")
 	return regexp.MustCompile(sb.String())
+}
+
+// help answers a cell that is only `?name` or `name?` with what inspect
+// would show for name; a name nothing knows pages a short notice.
+func (k *Kernel) help(code string) (map[string]any, bool) {
+	c := strings.TrimSpace(code)
+	var name string
+	switch {
+	case strings.HasPrefix(c, "?"):
+		name = strings.TrimSpace(strings.TrimPrefix(c, "?"))
+	case strings.HasSuffix(c, "?") && !strings.ContainsAny(c, " \t\n;'"):
+		name = strings.TrimSuffix(c, "?")
+	default:
+		return nil, false
+	}
+	if name == "" || strings.ContainsAny(name, " \t\n;") {
+		return nil, false
+	}
+	end := len([]rune(name))
+	if data, found := inspectCode(name, &end, k.eng.Tables()); found {
+		return data, true
+	}
+	return map[string]any{"text/plain": fmt.Sprintf("no table, view or function named %q", name)}, true
 }
