@@ -22,14 +22,14 @@ func (discard) EmitWatermark(context.Context, int64) error { return nil }
 const benchBatch = 4096
 
 // benchBatches builds columnar batches of n rows with keys of cardinality
-// card: k BIGINT, s VARCHAR, v BIGINT, f DOUBLE.
+// card: k BIGINT, s VARCHAR, v BIGINT, f DOUBLE, t TIMESTAMP(3).
 func benchBatches(b *testing.B, mem memory.Allocator, n, card int) []*exec.Batch {
 	var out []*exec.Batch
 	for start := 0; start < n; start += benchBatch {
 		rows := make([]exec.Row, 0, benchBatch)
 		for i := start; i < min(start+benchBatch, n); i++ {
 			k := int64((i * 7919) % card)
-			rows = append(rows, exec.Row{k, fmt.Sprintf("key-%06d", k), int64(i % 100), float64(i)})
+			rows = append(rows, exec.Row{k, fmt.Sprintf("key-%06d", k), int64(i % 100), float64(i), arrow.Timestamp(int64(i))})
 		}
 		rec, err := exec.EncodeRows(mem, SampleSchema, rows)
 		if err != nil {

@@ -45,7 +45,7 @@ type keyIndex struct {
 	// nullKeys: a NULL key is a key (GROUP BY) rather than a non-match
 	// (equi-join). For several columns, any NULL component decides.
 	nullKeys bool
-	ints     map[int64]int32
+	ints     *int64Table
 	strs     map[string]int32
 	gen      map[string]int32
 	nullID   int32
@@ -57,7 +57,7 @@ func newKeyIndex(kind keyKind, nullKeys bool) *keyIndex {
 	k := &keyIndex{kind: kind, nullKeys: nullKeys, nullID: -1}
 	switch kind {
 	case keyInt64:
-		k.ints = make(map[int64]int32)
+		k.ints = newInt64Table()
 	case keyString:
 		k.strs = make(map[string]int32)
 	default:
@@ -88,13 +88,13 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 				continue
 			}
 			v := vals[i]
-			id, found := k.ints[v]
+			id, found := k.ints.get(v)
 			if !found {
 				id = -1
 				if insert {
 					id = k.n
 					k.n++
-					k.ints[v] = id
+					k.ints.put(v, id)
 					if onNew != nil {
 						onNew(i)
 					}
@@ -194,14 +194,14 @@ func (k *keyIndex) idRow(vals []any, insert bool) (id int32, created bool, err e
 		if !ok {
 			return -1, false, fmt.Errorf("key value %v (%T) is not a BIGINT", vals[0], vals[0])
 		}
-		id, found := k.ints[v]
+		id, found := k.ints.get(v)
 		if found {
 			return id, false, nil
 		}
 		if !insert {
 			return -1, false, nil
 		}
-		k.ints[v] = k.n
+		k.ints.put(v, k.n)
 		k.n++
 		return k.n - 1, true, nil
 	case keyString:

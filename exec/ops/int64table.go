@@ -1,0 +1,86 @@
+package ops
+
+// int64Table maps BIGINT keys to dense ids: open addressing with linear
+// probing over flat key and id slices. It replaced a Go map for the single
+// BIGINT key (the common GROUP BY and join key): the map's per-lookup
+// hashing and group probing dominated high-cardinality aggregation
+// (BenchmarkHashAggregateInt64Key1M), where this table's probe is a
+// multiply, a shift and usually one cache line.
+type int64Table struct {
+	keys  []int64
+	ids   []int32 // -1: empty slot
+	shift uint    // 64 - log2(len(keys))
+	n     int
+}
+
+func newInt64Table() *int64Table {
+	t := &int64Table{}
+	t.alloc(1 << 10)
+	return t
+}
+
+func (t *int64Table) alloc(size int) {
+	t.keys = make([]int64, size)
+	t.ids = make([]int32, size)
+	for i := range t.ids {
+		t.ids[i] = -1
+	}
+	t.shift = uint(64 - log2(size))
+}
+
+func log2(n int) int {
+	l := 0
+	for 1<<l < n {
+		l++
+	}
+	return l
+}
+
+// slot is the key's home slot (Fibonacci hashing).
+func (t *int64Table) slot(k int64) int {
+	return int((uint64(k) * 0x9E3779B97F4A7C15) >> t.shift)
+}
+
+// get returns the key's id.
+func (t *int64Table) get(k int64) (int32, bool) {
+	mask := len(t.keys) - 1
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		id := t.ids[i]
+		if id < 0 {
+			return -1, false
+		}
+		if t.keys[i] == k {
+			return id, true
+		}
+	}
+}
+
+// put adds a key that is not in the table.
+func (t *int64Table) put(k int64, id int32) {
+	if 2*(t.n+1) > len(t.keys) { // keep the load under one half
+		t.grow()
+	}
+	mask := len(t.keys) - 1
+	i := t.slot(k)
+	for t.ids[i] >= 0 {
+		i = (i + 1) & mask
+	}
+	t.keys[i], t.ids[i] = k, id
+	t.n++
+}
+
+func (t *int64Table) grow() {
+	keys, ids := t.keys, t.ids
+	t.alloc(2 * len(keys))
+	mask := len(t.keys) - 1
+	for j, id := range ids {
+		if id < 0 {
+			continue
+		}
+		i := t.slot(keys[j])
+		for t.ids[i] >= 0 {
+			i = (i + 1) & mask
+		}
+		t.keys[i], t.ids[i] = keys[j], id
+	}
+}
