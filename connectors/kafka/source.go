@@ -173,6 +173,10 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	}()
 
 	wm := exec.MinWatermark
+	active := map[int32]time.Time{} // when each partition last brought records
+	for p := range live {
+		active[p] = time.Now()
+	}
 	for len(live) > 0 {
 		var r decoded
 		select {
@@ -203,10 +207,13 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		if r.maxTs > live[r.p] {
 			live[r.p] = r.maxTs
 		}
+		if r.b != nil && r.b.Len() > 0 {
+			active[r.p] = time.Now()
+		}
 		if r.done {
 			delete(live, r.p)
 		}
-		if w := watermark(live); w > wm && len(live) > 0 {
+		if w := watermark(withoutIdle(live, active, cfg.idle, time.Now())); w > wm && len(live) > 0 {
 			wm = w
 			if err := out.EmitWatermark(ctx, wm); err != nil {
 				if errors.Is(err, exec.ErrStop) {
@@ -231,6 +238,26 @@ func recoverTo(ctx context.Context, results chan<- decoded, where string) {
 		case <-ctx.Done():
 		}
 	}
+}
+
+// withoutIdle drops from live the partitions that brought no record for
+// longer than idle ('scan.watermark.idle-timeout'), so an idle partition
+// does not stall the watermark; with idle 0 nothing is dropped. When every
+// partition is idle the watermark stays where it is.
+func withoutIdle(live map[int32]int64, active map[int32]time.Time, idle time.Duration, now time.Time) map[int32]int64 {
+	if idle <= 0 {
+		return live
+	}
+	out := make(map[int32]int64, len(live))
+	for p, ts := range live {
+		if now.Sub(active[p]) <= idle {
+			out[p] = ts
+		}
+	}
+	if len(out) == 0 {
+		return live
+	}
+	return out
 }
 
 // watermark is the min over live partitions of the max record timestamp

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -44,6 +45,9 @@ type config struct {
 	json        jsonfmt.Options
 	partitioner string
 	batchSize   int
+	// idle is 'scan.watermark.idle-timeout': a partition without records
+	// for that long stops holding the watermark back (0: never).
+	idle time.Duration
 }
 
 // metadata keys a METADATA column can read, and the types they allow.
@@ -102,6 +106,12 @@ func parseConfig(options map[string]string) (*config, error) {
 				return nil, fmt.Errorf("kafka: option '%s' = '%s': not a millisecond timestamp", k, v)
 			}
 			c.startupMs = n
+		case k == "scan.watermark.idle-timeout":
+			d, err := parseFlinkDuration(v)
+			if err != nil || d < 0 {
+				return nil, fmt.Errorf("kafka: option '%s' = '%s': want a duration such as '5 s', '500 ms' or '1 min'", k, v)
+			}
+			c.idle = d
 		case k == "scan.bounded.mode":
 			switch v {
 			case "unbounded":
@@ -266,4 +276,21 @@ func (t *Table) OpenSink(spec connectors.SinkSpec) (exec.Operator, error) {
 		return nil, fmt.Errorf("kafka: table '%s' has METADATA columns: writing them is not supported", spec.Name)
 	}
 	return newSink(t), nil
+}
+
+// parseFlinkDuration reads Flink's duration option values: "5 s", "500 ms",
+// "1 min", "2h", or a bare number of milliseconds.
+func parseFlinkDuration(v string) (time.Duration, error) {
+	v = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(v), " ", ""))
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Duration(n) * time.Millisecond, nil
+	}
+	for long, short := range map[string]string{"milliseconds": "ms", "millisecond": "ms", "seconds": "s",
+		"second": "s", "sec": "s", "minutes": "m", "minute": "m", "min": "m", "hours": "h", "hour": "h"} {
+		if strings.HasSuffix(v, long) {
+			v = strings.TrimSuffix(v, long) + short
+			break
+		}
+	}
+	return time.ParseDuration(v)
 }
