@@ -60,8 +60,8 @@ func Text(doc *Document, verbose bool) string {
 	}
 	walk(doc.Root, "", "")
 	if t := doc.Totals; t != nil {
-		fmt.Fprintf(&sb, "Totals: %s rows in %s (%s); materialised by this query: %s; process-wide clink_batch_materializations_total: %d\n",
-			Human(t.Rows), Duration(time.Duration(t.ElapsedNanos)), endText(t.End),
+		fmt.Fprintf(&sb, "Totals: %s %s in %s (%s); materialised by this query: %s; process-wide clink_batch_materializations_total: %d\n",
+			Human(t.Rows), plural(t.Rows, "row", "rows"), Duration(time.Duration(t.ElapsedNanos)), endText(t.End),
 			batchesRows(t.BatchesMaterialized, t.RowsMaterialized), t.ProcessBatchesMaterialized)
 	}
 	return sb.String()
@@ -206,7 +206,7 @@ func runtimeLines(s *Stage, rt *Runtime, root, verbose bool) []string {
 // flowText is "1.2M rows, 150 batches (columnar)", naming the mix only when
 // both representations occurred.
 func flowText(rows, batches, columnar, rowBatches int64) string {
-	t := fmt.Sprintf("%s rows, %s %s", Human(rows), Human(batches), plural(batches, "batch", "batches"))
+	t := fmt.Sprintf("%s %s, %s %s", Human(rows), plural(rows, "row", "rows"), Human(batches), plural(batches, "batch", "batches"))
 	switch {
 	case batches == 0:
 	case rowBatches == 0:
