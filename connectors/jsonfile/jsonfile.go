@@ -157,8 +157,17 @@ func (t *Table) OpenSource(spec connectors.ScanSpec) (*Source, error) {
 	if spec.BatchSize > 0 {
 		bs = spec.BatchSize
 	}
-	return &Source{t: t, schema: schema, dec: dec, batchSize: bs, progress: spec.Progress}, nil
+	src := &Source{t: t, schema: schema, dec: dec, batchSize: bs, progress: spec.Progress}
+	if spec.Splits > 1 {
+		src.split, src.splits = int64(spec.Split), int64(spec.Splits)
+	}
+	return src, nil
 }
+
+// MaxSplits makes the table a connectors.SplitTable: every file is cut into
+// as many byte ranges as there are splits, and a split reads the lines that
+// start in its range, so parallel sources read one big file together.
+func (t *Table) MaxSplits() int { return 0 }
 
 // Source reads the files in order, one batch of lines at a time.
 type Source struct {
@@ -167,6 +176,8 @@ type Source struct {
 	dec       *jsonfmt.Decoder
 	batchSize int
 	progress  *exec.Progress
+	// split of splits (0 of 0: the whole files); see Table.MaxSplits.
+	split, splits int64
 }
 
 // Kind names the source.
@@ -202,19 +213,55 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 
 const chunkSize = 4 << 20
 
+// byteRange is the part of a file of size bytes this source reads: the
+// lines that start in [from, to).
+func (s *Source) byteRange(size int64) (from, to int64) {
+	if s.splits <= 1 {
+		return 0, size
+	}
+	return size * s.split / s.splits, size * (s.split + 1) / s.splits
+}
+
 func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("filesystem json: %w", err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("filesystem json '%s': %w", path, err)
+	}
+	from, to := s.byteRange(st.Size())
+	if from >= to {
+		return nil
+	}
+	// A line starting before from belongs to the split before: start one
+	// byte early and drop everything up to the first newline (which is
+	// that byte itself when a line starts exactly at from).
+	skipFirst := from > 0
+	pos := from // file offset of buf[0]
+	if skipFirst {
+		pos = from - 1
+	}
+	if _, err := f.Seek(pos, io.SeekStart); err != nil {
+		return fmt.Errorf("filesystem json '%s': %w", path, err)
+	}
+	// Where a record is named in an error: its line when the whole file is
+	// read, its byte offset when a split started mid-file.
+	where := func(line int, off int64) int64 {
+		if s.splits > 1 {
+			return off
+		}
+		return int64(line)
+	}
 	buf := make([]byte, chunkSize)
 	filled := 0
-	line := 1 // number of the first line in buf
+	line := 1 // number of the first line in buf (whole-file reads)
 	recs := make([][]byte, 0, s.batchSize)
-	lines := make([]int, 0, s.batchSize)
-	eof := false
-	for !eof {
+	lines := make([]int64, 0, s.batchSize)
+	eof, done := false, false
+	for !eof && !done {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -239,7 +286,20 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 			}
 		}
 		data := buf[:end]
+		if skipFirst {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				break // the range lies inside one line that started earlier
+			}
+			data = data[i+1:]
+			skipFirst = false
+		}
 		for len(data) > 0 {
+			off := pos + int64(end-len(data)) // this line's file offset
+			if off >= to {
+				done = true
+				break
+			}
 			i := bytes.IndexByte(data, '\n')
 			l := data
 			if i >= 0 {
@@ -249,7 +309,7 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 			}
 			if len(l) > 0 && (l[0] == '{' || len(bytes.TrimSpace(l)) > 0) {
 				recs = append(recs, l)
-				lines = append(lines, line)
+				lines = append(lines, where(line, off))
 			}
 			line++
 			if len(recs) == s.batchSize {
@@ -264,12 +324,13 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 			return err
 		}
 		recs, lines = recs[:0], lines[:0]
+		pos += int64(end)
 		filled = copy(buf, buf[end:filled])
 	}
 	return nil
 }
 
-func (s *Source) flush(ctx context.Context, path string, recs [][]byte, lines []int, out exec.Emitter) error {
+func (s *Source) flush(ctx context.Context, path string, recs [][]byte, lines []int64, out exec.Emitter) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -277,7 +338,11 @@ func (s *Source) flush(ctx context.Context, path string, recs [][]byte, lines []
 	if err != nil {
 		var re *jsonfmt.RecordError
 		if errors.As(err, &re) {
-			return fmt.Errorf("file '%s' line %d: %w (set 'on-error' = 'skip' to skip bad records)", path, lines[re.Index], err)
+			at := "line"
+			if s.splits > 1 {
+				at = "byte offset"
+			}
+			return fmt.Errorf("file '%s' %s %d: %w (set 'on-error' = 'skip' to skip bad records)", path, at, lines[re.Index], err)
 		}
 		return err
 	}
