@@ -182,7 +182,7 @@ func (b *binder) bindTableExpr(te sqlparser.TableExpr) (Node, *scope, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			out := &scope{}
+			out := &scope{changelog: sc.changelog}
 			for _, c := range sc.cols {
 				out.cols = append(out.cols, column{qual: alias, name: c.name, typ: c.typ})
 			}
@@ -244,7 +244,7 @@ func (b *binder) bindTableName(tn sqlparser.TableName, alias string) (Node, *sco
 		if err != nil {
 			return nil, nil, fmt.Errorf("in view '%s': %w", e.Name, err)
 		}
-		out := &scope{}
+		out := &scope{changelog: sc.changelog}
 		for _, c := range sc.cols {
 			out.cols = append(out.cols, column{qual: qual, name: c.name, typ: c.typ, use: c.use})
 		}

@@ -53,10 +53,21 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 
 	var ac *aggContext
 	projScope := in
+	updating := false
 	if len(s.GroupBy) > 0 || len(aggs) > 0 || s.Having != nil {
+		if in.changelog {
+			return nil, nil, errChangelogInput("GROUP BY or an aggregate")
+		}
 		n, ac, err = b.bindGroupBy(n, in, s, aggs) // windowed or not: bind_window.go
 		if err != nil {
 			return nil, nil, err
+		}
+		if agg, ok := n.(*Aggregate); ok && !Finite(agg.Input) {
+			// GROUP BY over an unbounded input: a changelog, emitted as
+			// the groups change; the row kind travels in a last column.
+			agg.Updating, updating = true, true
+			agg.schema = arrow.NewSchema(append(append([]arrow.Field{}, agg.schema.Fields()...),
+				arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil)
 		}
 		projScope = ac.out
 		if s.Having != nil {
@@ -71,9 +82,28 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 		}
 	}
 
-	// The SELECT list.
+	// The SELECT list. An updating result (GROUP BY over an unbounded
+	// input, or a changelog read from a subquery) shows its row kind first,
+	// as Flink's SQL client does.
 	var exprs []expr.Expr
 	var names []string
+	switch {
+	case updating:
+		agg := n
+		for {
+			if f, ok := agg.(*Filter); ok { // HAVING
+				agg = f.Input
+				continue
+			}
+			break
+		}
+		op := agg.Schema().NumFields() - 1
+		exprs, names = append(exprs, expr.Col(op, arrow.BinaryTypes.String, "op")), append(names, "op")
+	case in.changelog && ac == nil:
+		// A SELECT over an updating result keeps its row kind, the first
+		// column of that result.
+		exprs, names = append(exprs, expr.Col(0, arrow.BinaryTypes.String, "op")), append(names, "op")
+	}
 	for _, se := range s.SelectExprs {
 		switch e := se.(type) {
 		case *sqlparser.StarExpr:
@@ -87,6 +117,9 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 			for i, c := range in.cols {
 				if q != "" && !strings.EqualFold(c.qual, q) {
 					continue
+				}
+				if in.changelog && i == 0 {
+					continue // the row kind is already the first column
 				}
 				if c.use != nil {
 					c.use()
@@ -106,7 +139,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 		}
 	}
 	visible := len(exprs)
-	out := &scope{}
+	out := &scope{changelog: updating || in.changelog}
 	for i, x := range exprs {
 		out.cols = append(out.cols, column{name: names[i], typ: x.Type()})
 	}
@@ -133,6 +166,9 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 	_ = projScope
 	n = NewProject(n, exprs, names)
 	if s.Distinct != "" {
+		if out.changelog {
+			return nil, nil, errChangelogInput("SELECT DISTINCT")
+		}
 		if len(exprs) > visible {
 			return nil, nil, fmt.Errorf("for SELECT DISTINCT, ORDER BY expressions must appear in the select list")
 		}
@@ -324,6 +360,9 @@ func (b *binder) bindJoin(j *sqlparser.JoinTableExpr) (Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if ls.changelog || rs.changelog {
+		return nil, nil, errChangelogInput("JOIN")
+	}
 	if j.Condition.On == nil {
 		return nil, nil, fmt.Errorf("JOIN needs an ON condition (USING and cross joins are not supported)")
 	}
@@ -411,4 +450,10 @@ func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
 		}
 	}
 	return []sqlparser.Expr{e}
+}
+
+// errChangelogInput rejects an operator over an updating result: it would
+// read the retractions (-U, -D) as data.
+func errChangelogInput(what string) error {
+	return fmt.Errorf("%s over an updating result (a GROUP BY over an unbounded input) is not supported yet", what)
 }

@@ -110,6 +110,15 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if len(x.GroupCols) == 0 {
 			w = wireGather // one group: one instance sees every row
 		}
+		if x.Updating {
+			s := b.op("UpdatingAggregate", strings.Join(parts, ", "), func() exec.Operator {
+				return ops.NewUpdatingAggregate(x.GroupCols, x.Aggs, x.schema, mem)
+			}, w, [][]int{x.GroupCols}, in)
+			// A changelog row carries its kind, which a columnar aggregate
+			// result has no column for: rows by construction.
+			s.Gate = &Gate{Reason: ReasonChangelogOutput}
+			return s, nil
+		}
 		if final, ok := finalAggs(x); ok && b.opts.Parallelism > 1 && len(in.Instances) > 1 {
 			// Two phases: each subtask aggregates what it scanned, and only
 			// the partial results cross the exchange, so a GROUP BY with

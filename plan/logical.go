@@ -55,7 +55,10 @@ type Aggregate struct {
 	GroupCols []int
 	Aggs      []ops.AggSpec
 	AggText   []string // SQL text of each aggregate, for EXPLAIN
-	schema    *arrow.Schema
+	// Updating: the input is unbounded, so the result is a changelog
+	// emitted as it changes; schema then ends with the "op" column.
+	Updating bool
+	schema   *arrow.Schema
 }
 
 // Join is an equi-join: Left.LeftKeys[i] = Right.RightKeys[i].
@@ -112,6 +115,24 @@ func Bounded(n Node) bool {
 	}
 	for _, c := range n.Children() {
 		if !Bounded(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// Finite reports whether n's result is finite: its scans end, or a LIMIT
+// cuts it short (a GROUP BY over it then has one final answer, not a
+// changelog).
+func Finite(n Node) bool {
+	if l, ok := n.(*Limit); ok && l.N >= 0 {
+		return true
+	}
+	if s, ok := n.(*Scan); ok {
+		return s.Table.Bounded()
+	}
+	for _, c := range n.Children() {
+		if !Finite(c) {
 			return false
 		}
 	}

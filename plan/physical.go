@@ -28,6 +28,7 @@ const (
 	ReasonDisabledOutput          = "disabled: CLINK_DISABLE_COLUMNAR_OUTPUT"
 	ReasonDisabledColumnar        = "disabled: CLINK_DISABLE_COLUMNAR"
 	ReasonSourceColumnar          = "source-born-columnar"
+	ReasonChangelogOutput         = "changelog-output"
 )
 
 // Gate is the planner's decision on one operator's output.

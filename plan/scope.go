@@ -19,6 +19,11 @@ type column struct {
 // scope is the columns of a relation, in its schema order.
 type scope struct {
 	cols []column
+	// changelog: the relation is an updating result whose last column
+	// "op" holds each row's kind (+I, -U, +U, -D). Only operators that
+	// treat rows one by one (projections, filters, LIMIT, UNION ALL, the
+	// sink) may consume it yet.
+	changelog bool
 }
 
 func scopeOf(qual string, s *arrow.Schema) *scope {
@@ -73,7 +78,7 @@ func (s *scope) schema() *arrow.Schema {
 }
 
 func join(a, b *scope) *scope {
-	out := &scope{}
+	out := &scope{changelog: a.changelog || b.changelog}
 	out.cols = append(append(out.cols, a.cols...), b.cols...)
 	return out
 }

@@ -72,6 +72,13 @@ func Kinds() []Kind {
 		{"window_assign", func(mem memory.Allocator) exec.Operator {
 			return NewWindowAssign(WindowSpec{Kind: Tumble, Size: time.Second}, 4, windowAssignOut, mem)
 		}},
+		{"updating_aggregate", func(mem memory.Allocator) exec.Operator {
+			return NewUpdatingAggregate([]int{0}, []AggSpec{
+				{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64},
+				{Func: "sum", Col: 2, Type: arrow.PrimitiveTypes.Int64},
+			}, arrow.NewSchema(append(append([]arrow.Field{}, aggOut.Fields()...),
+				arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil), mem)
+		}},
 		{"collect", func(memory.Allocator) exec.Operator {
 			return NewCollect(func(context.Context, *exec.Batch) error { return nil })
 		}},
