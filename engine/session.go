@@ -322,6 +322,14 @@ func (s *Session) set(x *sql.Set, w ResultWriter) (Outcome, error) {
 		sort.Strings(names)
 		return Outcome{}, fmt.Errorf("unknown setting '%s' (known: %s)", x.Key, strings.Join(names, ", "))
 	}
+	if k == "sql-client.execution.result-mode" {
+		switch strings.ToLower(x.Value) {
+		case "table", "changelog", "tableau":
+			x.Value = strings.ToLower(x.Value)
+		default:
+			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want 'table', 'changelog' or 'tableau'", k, x.Value)
+		}
+	}
 	if k == "parallelism" {
 		if n, err := strconv.Atoi(x.Value); err != nil || n < 1 || n > 256 {
 			return Outcome{}, fmt.Errorf("SET 'parallelism' = '%s': want a whole number from 1 to 256", x.Value)

@@ -201,6 +201,9 @@ func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, e
 		opts.unbounded = pl.setUnbounded
 	}
 	snk := newSink(sh.format, opts)
+	if sh.resultMode() == "table" {
+		snk = &tableModeSink{inner: snk}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = &internalError{v: r}
