@@ -106,6 +106,17 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 		}
 	case "ack":
 		return engine.Outcome{Message: "done."}, nil
+	case "changelog":
+		// An updating result: the row kind first, as the engine emits it.
+		schema := arrow.NewSchema([]arrow.Field{{Name: "op", Type: arrow.BinaryTypes.String},
+			{Name: "k", Type: arrow.BinaryTypes.String}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+		if err := w.Columns(schema, false); err != nil {
+			return engine.Outcome{}, err
+		}
+		b := exec.NewRowBatch(schema, []exec.Row{{"+I", "a", int64(1)}, {"+I", "b", int64(1)},
+			{"-U", "a", int64(1)}, {"+U", "a", int64(2)}, {"-D", "b", int64(1)}, {"+I", "c", int64(5)}})
+		defer b.Release()
+		return engine.Outcome{}, w.Batch(b)
 	}
 	if err := w.Columns(strSchema, true); err != nil {
 		return engine.Outcome{}, err
@@ -288,5 +299,28 @@ func TestControlRefusesShellState(t *testing.T) {
 	k.HandleControl(m)
 	if got := types(tr.of(m.Header.MsgID)); got != "status,status" {
 		t.Fatalf("execute on control: %s", got)
+	}
+}
+
+// The live display of an updating result is the current table: the
+// changelog applied, the row kind not shown.
+func TestLiveChangelogShowsCurrentTable(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "changelog"})
+	k.handle(wire.Shell, m)
+	ss := tr.of(m.Header.MsgID)
+	final := ""
+	for _, s := range ss {
+		if s.msgType == "update_display_data" || s.msgType == "display_data" {
+			final = s.content["data"].(map[string]any)["text/plain"].(string)
+		}
+	}
+	for _, want := range []string{"a", "2", "c", "5", "2 rows after 6 changes"} {
+		if !strings.Contains(final, want) {
+			t.Fatalf("final table lacks %q:\n%s", want, final)
+		}
+	}
+	if strings.Contains(final, "+I") || strings.Contains(final, " b ") {
+		t.Fatalf("final table shows a row kind or a deleted row:\n%s", final)
 	}
 }

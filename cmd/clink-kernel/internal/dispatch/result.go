@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -104,6 +105,9 @@ type resultWriter struct {
 	displayID string
 	lastSend  time.Time
 	stopped   string // why the query ended early, for the footer
+	// changelog: an updating result (its first column is the row kind
+	// "op"); the live display shows the current table, the changes applied.
+	changelog bool
 }
 
 // Columns implements engine.ResultWriter.
@@ -129,6 +133,10 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	case o.text:
 		w.mode = modeText
 	case !bounded:
+		if len(w.cols) > 0 && w.cols[0].name == "op" && w.cols[0].typ.ID() == arrow.STRING {
+			w.changelog = true
+			w.cols = w.cols[1:]
+		}
 		w.mode = modeLive
 		w.displayID = wire.NewID()
 		w.out.publish("display_data", map[string]any{
@@ -150,7 +158,9 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 		n = max - w.total
 		w.stopped = fmt.Sprintf("stopped at rows=%d", max)
 	}
-	if b.IsColumnar() {
+	if w.changelog {
+		w.applyChanges(b, int(n))
+	} else if b.IsColumnar() {
 		rec := b.Record()
 		for i := 0; i < int(n); i++ {
 			if row := w.slot(); row != nil {
@@ -206,9 +216,49 @@ func (w *resultWriter) slot() []cellValue {
 	return w.rows[len(w.rows)-1]
 }
 
+// applyChanges applies the first n changelog rows of b to the current
+// table: +I and +U add a row, -U and -D remove the row they name.
+func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
+	cell := func(i, c int) cellValue {
+		var v any
+		if b.IsColumnar() {
+			v = exec.Value(b.Record().Column(c), i)
+		} else {
+			v = b.Rows()[i][c]
+		}
+		if v == nil {
+			return cellValue{s: "NULL", null: true}
+		}
+		t := arrow.DataType(arrow.BinaryTypes.String)
+		if c > 0 {
+			t = w.cols[c-1].typ
+		}
+		return cellValue{s: expr.FormatValue(v, t)}
+	}
+	for i := 0; i < n; i++ {
+		row := make([]cellValue, len(w.cols))
+		for c := range row {
+			row[c] = cell(i, c+1)
+		}
+		switch cell(i, 0).s {
+		case "+I", "+U":
+			w.rows = append(w.rows, row)
+		case "-U", "-D":
+			for j, r := range w.rows {
+				if slices.Equal(r, row) {
+					w.rows = append(w.rows[:j], w.rows[j+1:]...)
+					break
+				}
+			}
+		}
+	}
+}
+
 func (w *resultWriter) liveBundle(status string) map[string]any {
 	footer := fmt.Sprintf("%d rows", w.total)
-	if w.total > int64(len(w.rows)) {
+	if w.changelog {
+		footer = fmt.Sprintf("%d rows after %d changes", len(w.rows), w.total)
+	} else if w.total > int64(len(w.rows)) {
 		footer += fmt.Sprintf(", showing the last %d", len(w.rows))
 	}
 	if status != "" {
