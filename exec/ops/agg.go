@@ -200,37 +200,45 @@ func (h *HashAggregate) Process(_ context.Context, _ int, b *exec.Batch, _ exec.
 		h.grow()
 	}
 	for ri, r := range b.Rows() {
-		var g int32
-		if h.keys != nil {
-			h.keyVals = h.keyVals[:0]
-			for _, c := range h.groupCols {
-				h.keyVals = append(h.keyVals, r[c])
-			}
-			id, created, err := h.keys.idRow(h.keyVals, true)
-			if err != nil {
-				return fmt.Errorf("aggregate: row %d: %w", ri, err)
-			}
-			if created {
-				for c, bld := range h.keyBld {
-					if err := exec.AppendValue(bld, h.keyVals[c]); err != nil {
-						return fmt.Errorf("aggregate: group column %q: %w", h.out.Field(c).Name, err)
-					}
-				}
-				h.grow()
-			}
-			g = id
-		}
-		for i, a := range h.accs {
-			var v any
-			if c := h.aggs[i].Col; h.aggs[i].Func != "count_star" {
-				v = r[c]
-			}
-			if err := a.updateRow(v, g); err != nil {
-				return fmt.Errorf("aggregate %s: row %d: %w", h.aggs[i], ri, err)
-			}
+		if _, _, err := h.foldRow(r, ri); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// foldRow folds one row into its group (created, or found) and returns the
+// group; the row path of HashAggregate and of UpdatingAggregate.
+func (h *HashAggregate) foldRow(r exec.Row, ri int) (g int32, created bool, err error) {
+	if h.keys != nil {
+		h.keyVals = h.keyVals[:0]
+		for _, c := range h.groupCols {
+			h.keyVals = append(h.keyVals, r[c])
+		}
+		id, isNew, err := h.keys.idRow(h.keyVals, true)
+		if err != nil {
+			return 0, false, fmt.Errorf("aggregate: row %d: %w", ri, err)
+		}
+		if isNew {
+			for c, bld := range h.keyBld {
+				if err := exec.AppendValue(bld, h.keyVals[c]); err != nil {
+					return 0, false, fmt.Errorf("aggregate: group column %q: %w", h.out.Field(c).Name, err)
+				}
+			}
+			h.grow()
+		}
+		g, created = id, isNew
+	}
+	for i, a := range h.accs {
+		var v any
+		if c := h.aggs[i].Col; h.aggs[i].Func != "count_star" {
+			v = r[c]
+		}
+		if err := a.updateRow(v, g); err != nil {
+			return 0, false, fmt.Errorf("aggregate %s: row %d: %w", h.aggs[i], ri, err)
+		}
+	}
+	return g, created, nil
 }
 
 // ProcessColumnar hashes the key columns straight from the arrays into

@@ -70,31 +70,13 @@ func (u *UpdatingAggregate) Process(ctx context.Context, _ int, b *exec.Batch, o
 	}
 	u.touched = u.touched[:0]
 	for ri, r := range b.Rows() {
-		var g int32
-		if h.keys != nil {
-			h.keyVals = h.keyVals[:0]
-			for _, c := range h.groupCols {
-				h.keyVals = append(h.keyVals, r[c])
-			}
-			id, created, err := h.keys.idRow(h.keyVals, true)
-			if err != nil {
-				return fmt.Errorf("aggregate: row %d: %w", ri, err)
-			}
-			if created {
-				h.grow()
-				u.grow(h.ngroups)
-				u.keyRows[id] = append(exec.Row(nil), h.keyVals...)
-			}
-			g = id
+		g, created, err := h.foldRow(r, ri)
+		if err != nil {
+			return err
 		}
-		for i, a := range h.accs {
-			var v any
-			if c := h.aggs[i].Col; h.aggs[i].Func != "count_star" {
-				v = r[c]
-			}
-			if err := a.updateRow(v, g); err != nil {
-				return fmt.Errorf("aggregate %s: row %d: %w", h.aggs[i], ri, err)
-			}
+		if created {
+			u.grow(h.ngroups)
+			u.keyRows[g] = append(exec.Row(nil), h.keyVals...)
 		}
 		if !u.seen[g] {
 			u.seen[g] = true
