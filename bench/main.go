@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/clink-sql/clink/engine"
 	"io"
 	"os"
 	"os/signal"
@@ -31,6 +32,9 @@ type config struct {
 }
 
 func main() {
+	// clink runs in this process: give it the collector setting its
+	// executables use (DuckDB manages its own memory).
+	engine.TuneRuntime()
 	var c config
 	flag.IntVar(&c.bids, "events", 2_000_000, "bid rows to generate (the auctions are those of the same nexmark event range)")
 	flag.IntVar(&c.threads, "threads", 1, "threads for both engines: clink SET 'parallelism', DuckDB SET threads")

@@ -29,6 +29,7 @@ const usage = `usage:
 `
 
 func main() {
+	engine.TuneRuntime()
 	args := os.Args[1:]
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/metrics"
 	"io"
 	"os"
@@ -35,6 +36,7 @@ const (
 )
 
 func main() {
+	engine.TuneRuntime()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
