@@ -77,7 +77,7 @@ func (s *Session) explainWith(ctx context.Context, x *sql.Explain, opts ExecOpti
 	if mkSink != nil {
 		sink, sinkName = mkSink(count)
 	}
-	n, err := plan.Bind(s.cat, q)
+	n, err := plan.BindWith(s.cat, q, s.bindOptions())
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -32,7 +32,7 @@ func (s *Session) insert(ctx context.Context, x *sql.Insert, opts ExecOptions) (
 	if !ok {
 		return Outcome{}, fmt.Errorf("table '%s' (connector '%s') cannot be written: it has no sink", x.Table, e.Connector)
 	}
-	n, err := plan.Bind(s.cat, x.Query)
+	n, err := plan.BindWith(s.cat, x.Query, s.bindOptions())
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -177,7 +177,7 @@ func isOff(v string) bool {
 
 // prepare binds and plans a query whose results go to sink.
 func (s *Session) prepare(q *sql.Query, sink exec.Operator, progress *exec.Progress) (*plan.Physical, error) {
-	n, err := plan.Bind(s.cat, q)
+	n, err := plan.BindWith(s.cat, q, s.bindOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +188,11 @@ func (s *Session) prepare(q *sql.Query, sink exec.Operator, progress *exec.Progr
 func (s *Session) buildOptions(progress *exec.Progress) plan.BuildOptions {
 	o, env := s.execOptions()
 	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism()}
+}
+
+// bindOptions are the session's settings that shape binding.
+func (s *Session) bindOptions() plan.BindOptions {
+	return plan.BindOptions{Streaming: s.sets["execution.runtime-mode"] == "streaming"}
 }
 
 // parallelism is SET 'parallelism' = 'N', by default the number of cores.
@@ -298,6 +303,7 @@ var knownSettings = map[string]string{
 	"columnar":                         "on|off: columnar operator paths (CLINK_DISABLE_COLUMNAR)",
 	"columnar.output":                  "on|off: born-columnar operator output (CLINK_DISABLE_COLUMNAR_OUTPUT)",
 	"sql-client.execution.result-mode": "table|changelog|tableau",
+	"execution.runtime-mode":           "streaming|batch: streaming plans bounded inputs as streams (streaming joins, changelogs); batch (default) uses batch operators where the inputs are bounded",
 }
 
 func (s *Session) set(x *sql.Set, w ResultWriter) (Outcome, error) {
@@ -328,6 +334,14 @@ func (s *Session) set(x *sql.Set, w ResultWriter) (Outcome, error) {
 			x.Value = strings.ToLower(x.Value)
 		default:
 			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want 'table', 'changelog' or 'tableau'", k, x.Value)
+		}
+	}
+	if k == "execution.runtime-mode" {
+		switch strings.ToLower(x.Value) {
+		case "streaming", "batch":
+			x.Value = strings.ToLower(x.Value)
+		default:
+			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want 'streaming' or 'batch'", k, x.Value)
 		}
 	}
 	if k == "parallelism" {

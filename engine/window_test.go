@@ -22,9 +22,18 @@ const windowBidDDL = "CREATE TABLE b (auction BIGINT, bidder BIGINT, price BIGIN
 	"`dateTime` TIMESTAMP(3), extra VARCHAR, WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '1' SECOND) " +
 	"WITH ('connector' = 'nexmark', 'table' = 'bid', 'events.num' = '150000')"
 
-type rowsWriter struct{ rows []exec.Row }
+type rowsWriter struct {
+	rows  []exec.Row
+	names []string
+}
 
-func (w *rowsWriter) Columns(*arrow.Schema, bool) error { return nil }
+func (w *rowsWriter) Columns(s *arrow.Schema, _ bool) error {
+	w.names = w.names[:0]
+	for _, f := range s.Fields() {
+		w.names = append(w.names, f.Name)
+	}
+	return nil
+}
 func (w *rowsWriter) Batch(b *exec.Batch) error {
 	w.rows = append(w.rows, b.Rows()...)
 	return nil

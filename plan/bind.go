@@ -19,11 +19,25 @@ import (
 // the second binds again with each scan reading only those (projection
 // pushdown without rewriting bound expressions).
 func Bind(cat *Catalog, q *sql.Query) (Node, error) {
-	first := &binder{cat: cat, used: map[int][]bool{}}
+	return BindWith(cat, q, BindOptions{})
+}
+
+// BindOptions configure binding.
+type BindOptions struct {
+	// Streaming plans every input as a stream (Flink's
+	// 'execution.runtime-mode' = 'streaming'): a join of bounded inputs is
+	// a streaming join and a GROUP BY a changelog, as they would be over
+	// unbounded inputs. Otherwise bounded inputs get batch operators.
+	Streaming bool
+}
+
+// BindWith is Bind with options.
+func BindWith(cat *Catalog, q *sql.Query, opts BindOptions) (Node, error) {
+	first := &binder{cat: cat, used: map[int][]bool{}, streaming: opts.Streaming}
 	if _, _, err := first.bindStatement(q.AST); err != nil {
 		return nil, err
 	}
-	second := &binder{cat: cat, prune: first.used}
+	second := &binder{cat: cat, prune: first.used, streaming: opts.Streaming}
 	n, _, err := second.bindStatement(q.AST)
 	if err != nil {
 		return nil, err
@@ -37,7 +51,13 @@ type binder struct {
 	prune map[int][]bool // second pass: what to read
 	scans int            // scan occurrences so far, in binding order
 	views []string       // views being expanded, to catch a cycle
+	// streaming: plan bounded inputs as streams too (BindOptions).
+	streaming bool
 }
+
+// finite reports whether n's result is finite as planned: never in
+// streaming mode.
+func (b *binder) finite(n Node) bool { return !b.streaming && Finite(n) }
 
 func (b *binder) bindStatement(st sqlparser.SelectStatement) (Node, *scope, error) {
 	switch s := st.(type) {
@@ -184,7 +204,7 @@ func (b *binder) bindTableExpr(te sqlparser.TableExpr) (Node, *scope, error) {
 			}
 			out := &scope{changelog: sc.changelog}
 			for _, c := range sc.cols {
-				out.cols = append(out.cols, column{qual: alias, name: c.name, typ: c.typ})
+				out.cols = append(out.cols, column{qual: alias, name: c.name, typ: c.typ, rowtime: c.rowtime})
 			}
 			return n, out, nil
 		default:
@@ -246,7 +266,7 @@ func (b *binder) bindTableName(tn sqlparser.TableName, alias string) (Node, *sco
 		}
 		out := &scope{changelog: sc.changelog}
 		for _, c := range sc.cols {
-			out.cols = append(out.cols, column{qual: qual, name: c.name, typ: c.typ, use: c.use})
+			out.cols = append(out.cols, column{qual: qual, name: c.name, typ: c.typ, use: c.use, rowtime: c.rowtime})
 		}
 		return n, out, nil
 	}

@@ -69,6 +69,9 @@ type aggContext struct {
 	groupCols map[int]int
 	aggs      map[string]int // sqlparser.String of an aggregate call
 	out       *scope
+	// window: a window aggregate, whose rows come out once the watermark
+	// passes their window's end.
+	window bool
 }
 
 // bindAggregate builds Project(group keys, aggregate arguments) ->

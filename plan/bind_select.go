@@ -21,6 +21,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 		return nil, nil, err
 	}
 	if s.Where != nil {
+		whereBound(n, s.Where)
 		pred, err := b.bindPredicate(s.Where.Expr, in, "WHERE")
 		if err != nil {
 			return nil, nil, err
@@ -62,7 +63,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if agg, ok := n.(*Aggregate); ok && !Finite(agg.Input) {
+		if agg, ok := n.(*Aggregate); ok && !b.finite(agg.Input) {
 			// GROUP BY over an unbounded input: a changelog, emitted as
 			// the groups change; the row kind travels in a last column.
 			agg.Updating, updating = true, true
@@ -87,6 +88,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 	// as Flink's SQL client does.
 	var exprs []expr.Expr
 	var names []string
+	rowtime := map[int]bool{} // output columns that stay event-time attributes
 	switch {
 	case updating:
 		agg := n
@@ -124,6 +126,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 				if c.use != nil {
 					c.use()
 				}
+				rowtime[len(exprs)] = c.rowtime && ac == nil
 				exprs = append(exprs, expr.Col(i, c.typ, c.name))
 				names = append(names, c.name)
 			}
@@ -132,6 +135,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 			if err != nil {
 				return nil, nil, err
 			}
+			rowtime[len(exprs)] = isRowtime(e.Expr, in, ac)
 			exprs = append(exprs, x)
 			names = append(names, outputName(e))
 		default:
@@ -141,7 +145,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 	visible := len(exprs)
 	out := &scope{changelog: updating || in.changelog}
 	for i, x := range exprs {
-		out.cols = append(out.cols, column{name: names[i], typ: x.Type()})
+		out.cols = append(out.cols, column{name: names[i], typ: x.Type(), rowtime: rowtime[i] && !out.changelog})
 	}
 
 	// ORDER BY: output columns by name or position, or other expressions
@@ -339,107 +343,6 @@ func (b *binder) bindPredicate(e sqlparser.Expr, sc *scope, clause string) (expr
 	return pred, nil
 }
 
-func (b *binder) bindJoin(j *sqlparser.JoinTableExpr) (Node, *scope, error) {
-	var typ ops.JoinType
-	swap := false
-	switch j.Join {
-	case sqlparser.JoinStr:
-		typ = ops.Inner
-	case sqlparser.LeftJoinStr:
-		typ = ops.Left
-	case sqlparser.RightJoinStr:
-		typ, swap = ops.Left, true
-	default:
-		return nil, nil, fmt.Errorf("%s is not supported", strings.ToUpper(j.Join))
-	}
-	left, ls, err := b.bindTableExpr(j.LeftExpr)
-	if err != nil {
-		return nil, nil, err
-	}
-	right, rs, err := b.bindTableExpr(j.RightExpr)
-	if err != nil {
-		return nil, nil, err
-	}
-	if ls.changelog || rs.changelog {
-		return nil, nil, errChangelogInput("JOIN")
-	}
-	if j.Condition.On == nil {
-		return nil, nil, fmt.Errorf("JOIN needs an ON condition (USING and cross joins are not supported)")
-	}
-	both := join(ls, rs)
-	var lk, rk []int
-	var residual []sqlparser.Expr
-	for _, c := range conjuncts(j.Condition.On) {
-		cmp, ok := c.(*sqlparser.ComparisonExpr)
-		if ok && cmp.Operator == sqlparser.EqualStr {
-			l, lerr := b.bindExprIn(cmp.Left, both, nil)
-			r, rerr := b.bindExprIn(cmp.Right, both, nil)
-			if lerr != nil {
-				return nil, nil, lerr
-			}
-			if rerr != nil {
-				return nil, nil, rerr
-			}
-			li, lok := l.(*expr.ColRef)
-			ri, rok := r.(*expr.ColRef)
-			if lok && rok {
-				a, bb := li.Index, ri.Index
-				if a >= len(ls.cols) && bb < len(ls.cols) {
-					a, bb = bb, a
-				}
-				if a < len(ls.cols) && bb >= len(ls.cols) {
-					if !arrow.TypeEqual(ls.cols[a].typ, rs.cols[bb-len(ls.cols)].typ) {
-						return nil, nil, fmt.Errorf("join keys %s and %s have different types (%s, %s): CAST one of them",
-							dotted(ls.cols[a].qual, ls.cols[a].name), dotted(rs.cols[bb-len(ls.cols)].qual, rs.cols[bb-len(ls.cols)].name),
-							ls.cols[a].typ, rs.cols[bb-len(ls.cols)].typ)
-					}
-					lk = append(lk, a)
-					rk = append(rk, bb-len(ls.cols))
-					continue
-				}
-			}
-		}
-		residual = append(residual, c)
-	}
-	if len(lk) == 0 {
-		return nil, nil, fmt.Errorf("JOIN ON needs at least one equality between the two sides (%s)", sqlparser.String(j.Condition.On))
-	}
-	if len(residual) > 0 && typ != ops.Inner {
-		return nil, nil, fmt.Errorf("outer JOIN ON conditions other than equalities between the two sides are not supported yet: %s", sqlparser.String(residual[0]))
-	}
-	var n Node
-	var out *scope
-	if swap {
-		// RIGHT JOIN = LEFT JOIN with the sides swapped, then the columns
-		// put back in the user's order.
-		jn := &Join{Left: right, Right: left, Type: typ, LeftKeys: rk, RightKeys: lk,
-			Cond: sqlparser.String(j.Condition.On), schema: join(rs, ls).schema()}
-		exprs := make([]expr.Expr, 0, len(both.cols))
-		names := make([]string, 0, len(both.cols))
-		for i, c := range ls.cols {
-			exprs = append(exprs, expr.Col(len(rs.cols)+i, c.typ, c.name))
-			names = append(names, c.name)
-		}
-		for i, c := range rs.cols {
-			exprs = append(exprs, expr.Col(i, c.typ, c.name))
-			names = append(names, c.name)
-		}
-		n, out = NewProject(jn, exprs, names), both
-	} else {
-		n = &Join{Left: left, Right: right, Type: typ, LeftKeys: lk, RightKeys: rk,
-			Cond: sqlparser.String(j.Condition.On), schema: both.schema()}
-		out = both
-	}
-	for _, r := range residual {
-		pred, err := b.bindPredicate(r, out, "JOIN ON")
-		if err != nil {
-			return nil, nil, err
-		}
-		n = &Filter{Input: n, Pred: pred}
-	}
-	return n, out, nil
-}
-
 func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
 	switch x := e.(type) {
 	case *sqlparser.AndExpr:
@@ -450,6 +353,29 @@ func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
 		}
 	}
 	return []sqlparser.Expr{e}
+}
+
+// isRowtime reports whether a select item keeps event time: a bare
+// reference to an event-time column (outside an aggregate, or a window
+// aggregate's window_end), or a group window's end (TUMBLE_END, HOP_END,
+// SESSION_END), which fires when the watermark reaches it.
+func isRowtime(e sqlparser.Expr, in *scope, ac *aggContext) bool {
+	switch x := e.(type) {
+	case *sqlparser.ColName:
+		i, err := in.resolve(x.Qualifier.Name.String(), x.Name.String())
+		if err != nil || !in.cols[i].rowtime {
+			return false
+		}
+		return ac == nil || (ac.window && strings.EqualFold(x.Name.String(), "window_end"))
+	case *sqlparser.FuncExpr:
+		switch strings.ToUpper(x.Name.String()) {
+		case "TUMBLE_END", "HOP_END", "SESSION_END":
+			return ac != nil && ac.window
+		}
+	case *sqlparser.ParenExpr:
+		return isRowtime(x.Expr, in, ac)
+	}
+	return false
 }
 
 // errChangelogInput rejects an operator over an updating result: it would

@@ -130,7 +130,10 @@ func (b *binder) bindWindowTable(name, alias string) (Node, *scope, error) {
 		out.cols = append(out.cols, c)
 	}
 	for _, wc := range []string{"window_start", "window_end", "window_time"} {
-		out.cols = append(out.cols, column{qual: qual, name: wc, typ: windowTS, use: func() { wt.used = true }})
+		// A row at or after the watermark has its window end after it,
+		// and a window fires when the watermark reaches its end.
+		out.cols = append(out.cols, column{qual: qual, name: wc, typ: windowTS, use: func() { wt.used = true },
+			rowtime: wc == "window_end" && in.cols[tc].rowtime})
 	}
 	wt.schema = out.schema()
 	return wt, out, nil
@@ -165,6 +168,7 @@ func windowOver(agg *Aggregate, input Node, timeCol int, in *scope, spec ops.Win
 	}
 	exprs = append(exprs, tref)
 	names = append(names, "__event_time")
+	ac.window = true
 	first := len(ac.out.cols)
 	for _, wc := range []string{"window_start", "window_end", "window_time"} {
 		ac.out.cols = append(ac.out.cols, column{name: wc, typ: windowTS})

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -151,9 +152,9 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		kind := "INNER"
-		if x.Type == ops.Left {
-			kind = "LEFT"
+		kind := x.Type.String()
+		if x.Stream {
+			return b.streamJoin(x, l, r), nil
 		}
 		return b.op("HashJoin", kind+" ON "+x.Cond, func() exec.Operator {
 			return ops.NewHashJoin(x.Type, x.LeftKeys, x.RightKeys, x.schema, mem)
@@ -242,4 +243,28 @@ func finalAggs(x *Aggregate) ([]ops.AggSpec, bool) {
 		out[i] = f
 	}
 	return out, true
+}
+
+// streamJoin plans a streaming join: keyed by the join keys on both
+// inputs, its EXPLAIN detail naming what bounds the state.
+func (b *builder) streamJoin(x *Join, l, r *Stage) *Stage {
+	detail := x.Type.String() + " ON " + x.Cond
+	if tb := x.Time; tb != nil {
+		lc, rc := x.Left.Schema().Field(tb.LeftCol).Name, x.Right.Schema().Field(tb.RightCol).Name
+		bound := func(has bool, v int64, open string) string {
+			if !has {
+				return open
+			}
+			return time.Duration(v * 1000).String()
+		}
+		detail += fmt.Sprintf("; state expires with the watermark: right.%s - left.%s in [%s, %s]",
+			rc, lc, bound(tb.HasLo, tb.Lo, "-inf"), bound(tb.HasHi, tb.Hi, "+inf"))
+	} else {
+		detail += "; state: unbounded"
+	}
+	spec := ops.StreamJoinSpec{Type: x.Type, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
+		LeftOp: x.LeftOp, RightOp: x.RightOp, Time: x.Time, Out: x.schema}
+	mem := b.opts.Mem
+	return b.op("StreamJoin", detail, func() exec.Operator { return ops.NewStreamJoin(spec, mem) },
+		wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r)
 }

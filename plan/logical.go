@@ -67,7 +67,19 @@ type Join struct {
 	Type                ops.JoinType
 	LeftKeys, RightKeys []int
 	Cond                string // the ON condition's SQL text, for EXPLAIN
-	schema              *arrow.Schema
+	// Stream: both inputs are held in state (a streaming join); otherwise
+	// the right input is built into a hash table and the left streams.
+	Stream bool
+	// LeftOp, RightOp: the row-kind column of a changelog input, or -1.
+	LeftOp, RightOp int
+	// Changelog: the result is a changelog, its row kind first.
+	Changelog bool
+	// Time bounds a streaming join's state by event time (interval and
+	// window joins); nil: the state grows with the inputs.
+	Time   *ops.TimeBound
+	schema *arrow.Schema
+
+	lscope, rscope *scope // the inputs, while binding
 }
 
 // Sort orders its input; Limit >= 0 makes it a top-n.

@@ -271,7 +271,11 @@ func (b *builder) gates(root *Stage) {
 			return
 		}
 		g := &Gate{}
+		cl, _ := s.Exec.Op.(interface{ ChangelogOutput() bool })
 		switch {
+		case cl != nil && cl.ChangelogOutput():
+			// Row kinds have no column in a born-columnar result.
+			g.Reason = ReasonChangelogOutput
 		case b.opts.Exec.DisableColumnarOutput:
 			g.Reason = ReasonDisabledOutput
 			if !b.opts.EnvSwitches.DisableColumnarOutput {

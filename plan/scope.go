@@ -14,6 +14,10 @@ type column struct {
 	typ  arrow.DataType
 	// use, when set, records a reference (projection pushdown's first pass).
 	use func()
+	// rowtime: an event-time attribute. Every row still to come has a
+	// value at or after the current watermark (a WATERMARK column, a
+	// window's end), so a join can expire state by it.
+	rowtime bool
 }
 
 // scope is the columns of a relation, in its schema order.

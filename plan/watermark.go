@@ -45,6 +45,7 @@ func (b *binder) watermark(e *Entry, n Node, sc *scope) (Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
+	sc.cols[col].rowtime = true
 	return &WatermarkAssign{Input: n, TimeCol: col, Delay: delay,
 		Text: fmt.Sprintf("%s - %s", wd.Column, delay)}, nil
 }

@@ -338,7 +338,8 @@ func TestParseErrors(t *testing.T) {
 		{"  -- only a comment\n", 0, 0, "empty statement"},
 		{"SELECT a FROM t WHERE ts > INTERVAL '1' MONTH", 1, 41, "unsupported interval unit"},
 		{"SELECT a FROM t WHERE ts > INTERVAL 'x' SECOND", 1, 37, "is not a number"},
-		{"SELECT a FROM t FULL OUTER JOIN u ON t.a = u.a", 1, 17, "FULL [OUTER] JOIN is not supported"},
+		{"SELECT a FROM t STRAIGHT_JOIN u ON t.a = u.a", 1, 17, "STRAIGHT_JOIN is not supported"},
+		{"SELECT a FROM t FULL OUTER u ON t.a = u.a", 1, 17, "expected JOIN after FULL OUTER"},
 		{"SELECT ROW_NUMBER() OVER (PARTITION BY a) FROM t", 1, 21, "window functions"},
 		{"SELECT * FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(ts)))", 1, 21, "wrong number of interval arguments"},
 		{"SELECT * FROM TABLE(TUMBLE(bid, DESCRIPTOR(ts), INTERVAL '1' SECOND))", 1, 28, "expected TABLE as the first argument"},
@@ -408,6 +409,25 @@ func TestKeywords(t *testing.T) {
 	for i := 1; i < len(kw); i++ {
 		if kw[i-1] >= kw[i] {
 			t.Fatalf("Keywords() not sorted and unique at %q, %q", kw[i-1], kw[i])
+		}
+	}
+}
+
+// TestFullJoinReachesBinder: FULL [OUTER] JOIN, which sqlparser's grammar
+// lacks, reaches the binder as a join of kind FullJoinStr with its ON.
+func TestFullJoinReachesBinder(t *testing.T) {
+	for _, q := range []string{
+		"SELECT * FROM a FULL OUTER JOIN b ON a.k = b.k",
+		"SELECT * FROM a full join b ON a.k = b.k WHERE a.x > 1",
+	} {
+		st, err := Parse(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		sel := st.(*Query).AST.(*sqlparser.Select)
+		j, ok := sel.From[0].(*sqlparser.JoinTableExpr)
+		if !ok || j.Join != FullJoinStr || j.Condition.On == nil {
+			t.Errorf("%s: FROM is %s", q, sqlparser.String(sel.From[0]))
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 //	TABLE(TUMBLE(TABLE t, DESCRIPTOR(c), INTERVAL '10' SECOND))
 //	                                   `__clink_window:TUMBLE:t:c::10 SECOND`     (WindowTablePrefix, ParseWindowTable)
 //	WITH v AS (q) SELECT ... FROM v    SELECT ... FROM (q) AS v                    (each reference inlined)
+//	a FULL [OUTER] JOIN b ON c         a STRAIGHT_JOIN b ON c                      (FullJoinStr; a written STRAIGHT_JOIN is refused)
 //
 // What is left alone: double-quoted "text" (sqlparser reads it as a string
 // literal, whereas Flink reads it as an identifier: use backticks for
@@ -28,6 +29,10 @@ import (
 // of output records the offset in the user's text it came from, so that a
 // syntax error sqlparser reports in the rewritten text is reported back at
 // the user's line and column.
+
+// FullJoinStr is what a FULL [OUTER] JOIN reaches the binder as: the
+// parser's STRAIGHT_JOIN (sqlparser.StraightJoinStr).
+const FullJoinStr = "straight_join"
 
 // segment maps a run of rewritten text back to the user's text. A verbatim
 // segment (n > 0) is a token copied as is; a synthetic one (n == 0) was
@@ -131,8 +136,23 @@ func (w *rewriter) emitRange(lo, hi int) error {
 	prev := -1
 	for i := lo; i < hi; {
 		t := toks[i]
+		if t.is("STRAIGHT_JOIN") {
+			return w.p.errAt(t.start, "STRAIGHT_JOIN is not supported")
+		}
 		if t.is("FULL") && i+1 < hi && (toks[i+1].is("JOIN") || toks[i+1].is("OUTER")) {
-			return w.p.errAt(t.start, "FULL [OUTER] JOIN is not supported (the query parser has no full outer join)")
+			// sqlparser's grammar has no full outer join; its STRAIGHT_JOIN
+			// (refused above when written) takes an ON condition and
+			// carries FULL through to the binder (FullJoinStr).
+			end := i + 1
+			if toks[end].is("OUTER") {
+				end++
+			}
+			if end >= hi || !toks[end].is("JOIN") {
+				return w.p.errAt(t.start, "expected JOIN after FULL OUTER")
+			}
+			w.synth(FullJoinStr, t.start)
+			prev, i = end, end+1
+			continue
 		}
 		if t.is("OVER") && i+1 < hi && (toks[i+1].isOp("(") || toks[i+1].kind == tkWord) {
 			return w.p.errAt(t.start, "window functions (... OVER (...)) are not supported")

@@ -18,11 +18,18 @@ type JoinType int
 const (
 	Inner JoinType = iota
 	Left
+	Right
+	Full
 )
 
 func (t JoinType) String() string {
-	if t == Left {
+	switch t {
+	case Left:
 		return "LEFT"
+	case Right:
+		return "RIGHT"
+	case Full:
+		return "FULL"
 	}
 	return "INNER"
 }

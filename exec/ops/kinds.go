@@ -62,6 +62,10 @@ func Kinds() []Kind {
 		{"hash_join", func(mem memory.Allocator) exec.Operator {
 			return NewHashJoin(Inner, []int{0}, []int{0}, joined, mem)
 		}},
+		{"stream_join", func(mem memory.Allocator) exec.Operator {
+			return NewStreamJoin(StreamJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0},
+				LeftOp: -1, RightOp: -1, Out: joined}, mem)
+		}},
 		{"watermark_assigner", func(mem memory.Allocator) exec.Operator {
 			return NewWatermarkAssigner(4, time.Second, mem)
 		}},
