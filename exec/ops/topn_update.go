@@ -102,7 +102,8 @@ func (t *UpdatingTopN) Process(ctx context.Context, _ int, b *exec.Batch, out ex
 	if t.n == 0 {
 		return nil // LIMIT 0: the result is empty forever
 	}
-	changed := false // every insertion lands within the kept ranks
+	changed := false   // every insertion lands within the kept ranks
+	first := t.seq + 1 // the batch's first row
 	for _, r := range b.Rows() {
 		t.seq++
 		full := len(t.top) == capacity
@@ -117,16 +118,21 @@ func (t *UpdatingTopN) Process(ctx context.Context, _ int, b *exec.Batch, out ex
 		if full {
 			t.top = t.top[:capacity-1]
 		}
-		// A copy: a decoded row shares one backing array with its whole
-		// batch, which a kept row would otherwise pin.
-		e := topEntry{row: append(exec.Row(nil), r...), seq: t.seq}
 		t.top = append(t.top, topEntry{})
 		copy(t.top[i+1:], t.top[i:])
-		t.top[i] = e
+		t.top[i] = topEntry{row: r, seq: t.seq}
 		changed = true
 	}
 	if !changed {
 		return nil
+	}
+	// The batch's rows that stayed are copied: a decoded row shares one
+	// backing array with its whole batch, which a kept row would otherwise
+	// pin. Rows that came and went within the batch are never copied.
+	for i, e := range t.top {
+		if e.seq >= first {
+			t.top[i].row = append(make(exec.Row, 0, len(e.row)), e.row...)
+		}
 	}
 	return t.emitChanges(ctx, out)
 }
