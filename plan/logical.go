@@ -99,27 +99,28 @@ type Union struct {
 	Inputs []Node
 }
 
-func (n *Scan) Schema() *arrow.Schema         { return n.schema }
-func (n *Values) Schema() *arrow.Schema       { return n.schema }
-func (n *Filter) Schema() *arrow.Schema       { return n.Input.Schema() }
-func (n *Project) Schema() *arrow.Schema      { return n.schema }
-func (n *Aggregate) Schema() *arrow.Schema    { return n.schema }
-func (n *Join) Schema() *arrow.Schema         { return n.schema }
-func (n *Sort) Schema() *arrow.Schema         { return n.Input.Schema() }
-func (n *Limit) Schema() *arrow.Schema        { return n.Input.Schema() }
-func (n *UpdatingTopN) Schema() *arrow.Schema { return n.schema }
-func (n *Union) Schema() *arrow.Schema        { return n.Inputs[0].Schema() }
+func (n *Scan) Schema() *arrow.Schema      { return n.schema }
+func (n *Values) Schema() *arrow.Schema    { return n.schema }
+func (n *Filter) Schema() *arrow.Schema    { return n.Input.Schema() }
+func (n *Project) Schema() *arrow.Schema   { return n.schema }
+func (n *Aggregate) Schema() *arrow.Schema { return n.schema }
+func (n *Join) Schema() *arrow.Schema      { return n.schema }
+func (n *Sort) Schema() *arrow.Schema      { return n.Input.Schema() }
+func (n *Limit) Schema() *arrow.Schema     { return n.Input.Schema() }
+func (n *Union) Schema() *arrow.Schema     { return n.Inputs[0].Schema() }
 
-func (n *Scan) Children() []Node         { return nil }
-func (n *Values) Children() []Node       { return nil }
-func (n *Filter) Children() []Node       { return []Node{n.Input} }
-func (n *Project) Children() []Node      { return []Node{n.Input} }
-func (n *Aggregate) Children() []Node    { return []Node{n.Input} }
-func (n *Join) Children() []Node         { return []Node{n.Left, n.Right} }
-func (n *Sort) Children() []Node         { return []Node{n.Input} }
-func (n *Limit) Children() []Node        { return []Node{n.Input} }
-func (n *UpdatingTopN) Children() []Node { return []Node{n.Input} }
-func (n *Union) Children() []Node        { return n.Inputs }
+func (n *Scan) Children() []Node      { return nil }
+func (n *Values) Children() []Node    { return nil }
+func (n *Filter) Children() []Node    { return []Node{n.Input} }
+func (n *Project) Children() []Node   { return []Node{n.Input} }
+func (n *Aggregate) Children() []Node { return []Node{n.Input} }
+func (n *Join) Children() []Node      { return []Node{n.Left, n.Right} }
+func (n *Sort) Children() []Node      { return []Node{n.Input} }
+func (n *Limit) Children() []Node     { return []Node{n.Input} }
+func (n *Union) Children() []Node     { return n.Inputs }
+
+func (n *UpdatingTopN) Schema() *arrow.Schema { return n.schema }
+func (n *UpdatingTopN) Children() []Node      { return []Node{n.Input} }
 
 // Bounded reports whether every scan under n ends by itself.
 func Bounded(n Node) bool {
