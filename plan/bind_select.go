@@ -182,6 +182,14 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 		}
 		n = &Aggregate{Input: n, GroupCols: group, schema: n.Schema()}
 	}
+	if len(keys) > 0 && out.changelog {
+		return nil, nil, errChangelogInput("ORDER BY")
+	}
+	if len(keys) > 0 && !Finite(n) {
+		// Sorting never ends over an unbounded input; with a LIMIT it is a
+		// continuously updated top-n, itself a changelog (bind_topn.go).
+		return bindUpdatingTopN(n, keys, s.Limit, out)
+	}
 	n, err = applySortLimit(n, keys, s.Limit)
 	if err != nil {
 		return nil, nil, err
@@ -203,37 +211,50 @@ type sortKeySpec struct {
 
 // applySortLimit adds ORDER BY (a top-n when there is a LIMIT) and LIMIT.
 func applySortLimit(n Node, keys []sortKeySpec, lim *sqlparser.Limit) (Node, error) {
-	count, offset := int64(-1), int64(0)
-	if lim != nil {
-		var err error
-		if lim.Rowcount != nil {
-			if count, err = constInt(lim.Rowcount, "LIMIT"); err != nil {
-				return nil, err
-			}
-		}
-		if lim.Offset != nil {
-			if offset, err = constInt(lim.Offset, "OFFSET"); err != nil {
-				return nil, err
-			}
-		}
+	count, offset, err := limitOffset(lim)
+	if err != nil {
+		return nil, err
 	}
 	if len(keys) > 0 {
-		sk := make([]ops.SortKey, len(keys))
-		for i, k := range keys {
-			// SQL default: NULLs sort as the largest value (last ascending,
-			// first descending), as in Flink and PostgreSQL.
-			sk[i] = ops.SortKey{Col: k.col, Desc: k.desc, NullsFirst: k.desc}
-		}
 		top := int64(-1)
 		if count >= 0 {
 			top = count + offset
 		}
-		n = &Sort{Input: n, Keys: sk, Limit: top}
+		n = &Sort{Input: n, Keys: opsSortKeys(keys), Limit: top}
 	}
 	if count >= 0 || offset > 0 {
 		n = &Limit{Input: n, N: count, Offset: offset}
 	}
 	return n, nil
+}
+
+// limitOffset reads LIMIT and OFFSET: count < 0 when there is no LIMIT.
+func limitOffset(lim *sqlparser.Limit) (count, offset int64, err error) {
+	count = -1
+	if lim == nil {
+		return count, 0, nil
+	}
+	if lim.Rowcount != nil {
+		if count, err = constInt(lim.Rowcount, "LIMIT"); err != nil {
+			return 0, 0, err
+		}
+	}
+	if lim.Offset != nil {
+		if offset, err = constInt(lim.Offset, "OFFSET"); err != nil {
+			return 0, 0, err
+		}
+	}
+	return count, offset, nil
+}
+
+func opsSortKeys(keys []sortKeySpec) []ops.SortKey {
+	sk := make([]ops.SortKey, len(keys))
+	for i, k := range keys {
+		// SQL default: NULLs sort as the largest value (last ascending,
+		// first descending), as in Flink and PostgreSQL.
+		sk[i] = ops.SortKey{Col: k.col, Desc: k.desc, NullsFirst: k.desc}
+	}
+	return sk
 }
 
 func constInt(e sqlparser.Expr, what string) (int64, error) {

@@ -164,19 +164,27 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		var keys []string
-		for _, k := range x.Keys {
-			s := x.Schema().Field(k.Col).Name
-			if k.Desc {
-				s += " DESC"
-			}
-			keys = append(keys, s)
-		}
-		name, detail := "Sort", strings.Join(keys, ", ")
+		name, detail := "Sort", sortKeysText(x.Schema(), x.Keys)
 		if x.Limit >= 0 {
 			name, detail = "TopN", fmt.Sprintf("%s LIMIT %d", detail, x.Limit)
 		}
 		return b.op(name, detail, func() exec.Operator { return ops.NewSort(x.Keys, x.Limit, mem) }, wireGather, nil, in), nil
+	case *UpdatingTopN:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		detail := fmt.Sprintf("%s LIMIT %d", sortKeysText(x.Schema(), x.Keys), x.N)
+		if x.Offset > 0 {
+			detail += fmt.Sprintf(" OFFSET %d", x.Offset)
+		}
+		// One instance: the top-n is global.
+		s := b.op("UpdatingTopN", detail, func() exec.Operator {
+			return ops.NewUpdatingTopN(x.Keys, x.N, x.Offset, x.schema)
+		}, wireGather, nil, in)
+		// A changelog row carries its kind: rows by construction.
+		s.Gate = &Gate{Reason: ReasonChangelogOutput}
+		return s, nil
 	case *Limit:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -202,6 +210,18 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		return b.op("UnionAll", fmt.Sprintf("%d inputs", len(ins)), func() exec.Operator { return ops.NewUnionAll(len(ins)) }, wireZip, nil, ins...), nil
 	}
 	return nil, fmt.Errorf("plan: cannot build %T", n)
+}
+
+// sortKeysText is ORDER BY keys in SQL terms, for EXPLAIN.
+func sortKeysText(schema *arrow.Schema, keys []ops.SortKey) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = schema.Field(k.Col).Name
+		if k.Desc {
+			parts[i] += " DESC"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // isIdentity reports whether p passes its input through unchanged: every

@@ -89,6 +89,17 @@ type Sort struct {
 	Limit int64
 }
 
+// UpdatingTopN is ORDER BY ... LIMIT N OFFSET Offset over an unbounded
+// input: a continuously updated top-n whose result is a changelog (-D for
+// a row that left the visible ranks, +I for one that entered); its schema
+// is the input's followed by the "op" column.
+type UpdatingTopN struct {
+	Input     Node
+	Keys      []ops.SortKey
+	N, Offset int64
+	schema    *arrow.Schema
+}
+
 // Limit passes Offset+N rows, skipping the first Offset; N < 0: no limit.
 type Limit struct {
 	Input     Node
@@ -119,6 +130,9 @@ func (n *Join) Children() []Node      { return []Node{n.Left, n.Right} }
 func (n *Sort) Children() []Node      { return []Node{n.Input} }
 func (n *Limit) Children() []Node     { return []Node{n.Input} }
 func (n *Union) Children() []Node     { return n.Inputs }
+
+func (n *UpdatingTopN) Schema() *arrow.Schema { return n.schema }
+func (n *UpdatingTopN) Children() []Node      { return []Node{n.Input} }
 
 // Bounded reports whether every scan under n ends by itself.
 func Bounded(n Node) bool {

@@ -83,6 +83,11 @@ func Kinds() []Kind {
 			}, arrow.NewSchema(append(append([]arrow.Field{}, aggOut.Fields()...),
 				arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil), mem)
 		}},
+		{"updating_topn", func(memory.Allocator) exec.Operator {
+			return NewUpdatingTopN([]SortKey{{Col: 2, Desc: true, NullsFirst: true}}, 5, 1,
+				arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
+					arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil))
+		}},
 		{"collect", func(memory.Allocator) exec.Operator {
 			return NewCollect(func(context.Context, *exec.Batch) error { return nil })
 		}},

@@ -1,0 +1,37 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/clink-sql/clink/exec/expr"
+)
+
+// bindUpdatingTopN binds ORDER BY keys LIMIT over n, an unbounded input
+// whose first len(out.cols) columns are the SELECT list (hidden ORDER BY
+// columns follow). The result is a changelog, as Flink's continuous top-n:
+// the row kind first, then the SELECT list, out's columns.
+func bindUpdatingTopN(n Node, keys []sortKeySpec, lim *sqlparser.Limit, out *scope) (Node, *scope, error) {
+	count, offset, err := limitOffset(lim)
+	if err != nil {
+		return nil, nil, err
+	}
+	if count < 0 {
+		return nil, nil, fmt.Errorf("ORDER BY over an unbounded input needs a LIMIT: the sort would never end (ORDER BY ... LIMIT n is a continuously updated top-n)")
+	}
+	in := n.Schema()
+	top := &UpdatingTopN{Input: n, Keys: opsSortKeys(keys), N: count, Offset: offset,
+		schema: arrow.NewSchema(append(append([]arrow.Field{}, in.Fields()...),
+			arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil)}
+	exprs := []expr.Expr{expr.Col(in.NumFields(), arrow.BinaryTypes.String, "op")}
+	names := []string{"op"}
+	res := &scope{changelog: true, cols: []column{{name: "op", typ: arrow.BinaryTypes.String}}}
+	for i, c := range out.cols {
+		exprs = append(exprs, expr.Col(i, in.Field(i).Type, c.name))
+		names = append(names, c.name)
+		res.cols = append(res.cols, column{name: c.name, typ: c.typ})
+	}
+	return NewProject(top, exprs, names), res, nil
+}
