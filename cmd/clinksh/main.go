@@ -150,6 +150,15 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		format:      o.format,
 		progressTTY: readline.IsTerminal(int(stderr.Fd())),
 	}
+	if fd := int(stdout.Fd()); readline.IsTerminal(fd) {
+		sh.termSize = func() (int, int) {
+			w, h, err := readline.GetSize(fd)
+			if err != nil || h <= 0 {
+				return 80, 24
+			}
+			return w, h
+		}
+	}
 
 	if interactive {
 		return runInteractive(ctx, sh, stderr)

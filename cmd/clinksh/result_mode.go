@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
 )
@@ -15,7 +19,8 @@ import (
 //	tableau   (default) rows print as they arrive, with their kind (op) first
 //	changelog the same: every +I, -U, +U and -D row, as it arrives
 //	table     the changelog is applied to a table, printed when the query
-//	          ends (LIMIT, Ctrl-C, the end of a bounded input)
+//	          ends (LIMIT, Ctrl-C, the end of a bounded input); on a
+//	          terminal it is redrawn in place while the query runs
 //
 // Results that are not changelogs print the same in every mode.
 const resultModeKey = "sql-client.execution.result-mode"
@@ -37,26 +42,134 @@ func (sh *shell) resultMode() string {
 // tableModeSink applies a changelog to a table and hands the table to the
 // format's sink when the query ends. A result without a leading "op"
 // column passes straight through.
+//
+// With live set (the human format on a terminal), the table is instead
+// redrawn in place while the query runs, at most every liveInterval, and
+// the last frame stays on screen when it ends; the inner sink prints
+// nothing.
 type tableModeSink struct {
-	inner     sink
+	inner sink
+	// live, when set, draws the table while the query runs; beforeLive
+	// runs once before the first frame (it halts the progress line, so
+	// the two never share the screen). mem encodes the rows to render.
+	live       *liveTable
+	beforeLive func()
+	mem        memory.Allocator
+
+	mu        sync.Mutex
 	changelog bool
 	schema    *arrow.Schema // without op
 	rows      []exec.Row
+	// hole is where the last -U removed a row (-1: none), so the +U that
+	// follows takes its place and an updated row does not jump to the end.
+	hole    int
+	changes int64
+	dirty   bool // changes since the last frame
+	stop    chan struct{}
+	stopped chan struct{}
 }
+
+// liveInterval bounds the redraw rate of a live table (5 per second).
+const liveInterval = 200 * time.Millisecond
 
 func (t *tableModeSink) Columns(s *arrow.Schema, bounded bool) error {
 	if s.NumFields() == 0 || s.Field(0).Name != "op" || s.Field(0).Type.ID() != arrow.STRING {
 		return t.inner.Columns(s, bounded)
 	}
 	t.changelog = true
+	t.hole = -1
 	t.schema = arrow.NewSchema(s.Fields()[1:], nil)
-	return t.inner.Columns(t.schema, true)
+	if t.live == nil {
+		return t.inner.Columns(t.schema, true)
+	}
+	if t.beforeLive != nil {
+		t.beforeLive()
+	}
+	t.mu.Lock()
+	err := t.drawLocked(false, false)
+	t.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	t.stop, t.stopped = make(chan struct{}), make(chan struct{})
+	go t.redraw()
+	return nil
+}
+
+// redraw draws the table when it changed, at most every liveInterval, until
+// finish stops it. A draw error (stdout gone) ends the redraws; finish
+// reports it through its own final draw.
+func (t *tableModeSink) redraw() {
+	defer close(t.stopped)
+	tk := time.NewTicker(liveInterval)
+	defer tk.Stop()
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-tk.C:
+		}
+		t.mu.Lock()
+		var err error
+		if t.dirty {
+			err = t.drawLocked(false, false)
+		}
+		t.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (t *tableModeSink) drawLocked(final, all bool) error {
+	t.dirty = false
+	names := make([]string, t.schema.NumFields())
+	right := make([]bool, t.schema.NumFields())
+	for i, f := range t.schema.Fields() {
+		names[i], right[i] = f.Name, isNumeric(f.Type)
+	}
+	return t.live.draw(liveFrame{
+		names: names, right: right, rows: len(t.rows), cells: t.cellsLocked,
+		changes: t.changes, at: time.Now(), final: final, all: all,
+	})
+}
+
+// cellsLocked renders the first n rows with the table format's value text,
+// through Arrow like every other sink.
+func (t *tableModeSink) cellsLocked(n int) ([][]string, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	rec, err := exec.EncodeRows(t.mem, t.schema, t.rows[:n])
+	if err != nil {
+		return nil, fmt.Errorf("result mode table: %w", err)
+	}
+	defer rec.Release()
+	fns := columnAppenders(t.schema, styleText)
+	cells := make([][]string, n)
+	var buf []byte
+	for i := range cells {
+		row := make([]string, len(fns))
+		for c, fn := range fns {
+			col := rec.Column(c)
+			if col.IsNull(i) {
+				row[c] = "NULL"
+				continue
+			}
+			buf = fn(col, i, buf[:0])
+			row[c] = string(buf)
+		}
+		cells[i] = row
+	}
+	return cells, nil
 }
 
 func (t *tableModeSink) Batch(b *exec.Batch) error {
 	if !t.changelog {
 		return t.inner.Batch(b)
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	for i := 0; i < b.Len(); i++ {
 		row := make(exec.Row, b.Schema().NumFields())
 		for c := range row {
@@ -66,25 +179,58 @@ func (t *tableModeSink) Batch(b *exec.Batch) error {
 				row[c] = b.Rows()[i][c]
 			}
 		}
-		op, vals := row[0], row[1:]
-		switch op {
-		case "+I", "+U":
-			t.rows = append(t.rows, vals)
-		case "-U", "-D":
-			for j, r := range t.rows {
-				if reflect.DeepEqual(r, vals) {
-					t.rows = append(t.rows[:j], t.rows[j+1:]...)
-					break
-				}
-			}
-		default:
-			return fmt.Errorf("result mode table: unknown row kind %v", op)
+		if err := t.applyLocked(row[0], row[1:]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+func (t *tableModeSink) applyLocked(op any, vals exec.Row) error {
+	t.changes++
+	t.dirty = true
+	hole := t.hole
+	t.hole = -1
+	switch op {
+	case "+I":
+		t.rows = append(t.rows, vals)
+	case "+U":
+		if hole >= 0 && hole <= len(t.rows) {
+			t.rows = slices.Insert(t.rows, hole, vals)
+		} else {
+			t.rows = append(t.rows, vals)
+		}
+	case "-U", "-D":
+		for j, r := range t.rows {
+			if reflect.DeepEqual(r, vals) {
+				t.rows = slices.Delete(t.rows, j, j+1)
+				if op == "-U" {
+					t.hole = j
+				}
+				break
+			}
+		}
+	default:
+		return fmt.Errorf("result mode table: unknown row kind %v", op)
+	}
+	return nil
+}
+
 func (t *tableModeSink) finish(err error) error {
+	if t.changelog && t.live != nil && t.stop != nil {
+		// The final frame stays on screen. A query that ended by itself
+		// shows its whole result; a cancelled or failed one leaves the
+		// screen as it was, at the last values.
+		close(t.stop)
+		<-t.stopped
+		t.mu.Lock()
+		derr := t.drawLocked(true, err == nil)
+		t.mu.Unlock()
+		if derr != nil && err == nil {
+			err = derr
+		}
+		return t.inner.finish(err)
+	}
 	if t.changelog && len(t.rows) > 0 {
 		b := exec.NewRowBatch(t.schema, t.rows)
 		berr := t.inner.Batch(b)

@@ -42,6 +42,9 @@ type shell struct {
 	timing bool
 	// progressTTY: stderr is a terminal, so the progress line may be drawn.
 	progressTTY bool
+	// termSize, set when stdout is a terminal, reports its width and
+	// height: result mode table then redraws the table live.
+	termSize func() (width, height int)
 	// interrupts delivers Ctrl-C while a statement runs (the REPL); it
 	// cancels that statement only. Nil in scripts, where Ctrl-C cancels
 	// the whole run through the root context.
@@ -202,7 +205,18 @@ func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, e
 	}
 	snk := newSink(sh.format, opts)
 	if sh.resultMode() == "table" {
-		snk = &tableModeSink{inner: snk}
+		tm := &tableModeSink{inner: snk}
+		if sh.termSize != nil && sh.format == formatTable {
+			// The live table owns the screen: the progress line stops
+			// before its first frame.
+			tm.live = &liveTable{w: sh.out, size: sh.termSize}
+			tm.beforeLive = pl.halt
+			tm.mem = sh.mem
+			if tm.mem == nil {
+				tm.mem = memory.DefaultAllocator
+			}
+		}
+		snk = tm
 	}
 	defer func() {
 		if r := recover(); r != nil {
