@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,7 +30,10 @@ import (
 // Directives:
 //
 //	statement ok | statement error <regexp>
-//	query [rowsort|nosort] [mat=N]
+//	query [rowsort|nosort] [mat=N] [changelog]
+//	   changelog: the result is a changelog (row kind first); it is applied
+//	   and the table it leaves is compared (which changes lead there depends
+//	   on how the inputs interleave)
 //	<sql>
 //	----
 //	v1 | v2 | ...        (NULL for null; values as expr.FormatValue prints them)
@@ -39,6 +43,7 @@ type sltRecord struct {
 	kind     string // statement or query
 	errRe    string
 	rowsort  bool
+	applied  bool // changelog: compare the table the changes leave
 	mat      int // -1: unchecked
 	sql      string
 	expected []string
@@ -87,6 +92,8 @@ func parseSLT(t *testing.T, path, data string) []sltRecord {
 				case f == "rowsort":
 					r.rowsort = true
 				case f == "nosort":
+				case f == "changelog":
+					r.applied = true
 				case strings.HasPrefix(f, "mat="):
 					r.mat, _ = strconv.Atoi(strings.TrimPrefix(f, "mat="))
 				default:
@@ -219,6 +226,12 @@ func runSLT(t *testing.T, path, data string, mode sltMode, parallelism int) {
 		}
 		got := w.rows
 		want := r.expected
+		if r.applied {
+			if got, err = applySLTChangelog(got); err != nil {
+				t.Errorf("%s: %s\n%v", where, r.sql, err)
+				continue
+			}
+		}
 		if r.rowsort {
 			got = append([]string(nil), got...)
 			want = append([]string(nil), want...)
@@ -237,4 +250,26 @@ func runSLT(t *testing.T, path, data string, mode sltMode, parallelism int) {
 			}
 		}
 	}
+}
+
+// applySLTChangelog applies formatted changelog rows ("+I | a | b") and
+// returns the rows left, without their kind.
+func applySLTChangelog(rows []string) ([]string, error) {
+	var table []string
+	for i, r := range rows {
+		op, rest, _ := strings.Cut(r, " | ")
+		switch op {
+		case "+I", "+U":
+			table = append(table, rest)
+		case "-U", "-D":
+			k := slices.Index(table, rest)
+			if k < 0 {
+				return nil, fmt.Errorf("change %d (%s) retracts a row not in the table", i, r)
+			}
+			table = slices.Delete(table, k, k+1)
+		default:
+			return nil, fmt.Errorf("change %d (%s): not a changelog row", i, r)
+		}
+	}
+	return table, nil
 }

@@ -68,11 +68,6 @@ func (b *binder) bindJoin(j *sqlparser.JoinTableExpr) (Node, *scope, error) {
 		return nil, nil, fmt.Errorf("outer JOIN ON conditions other than equalities between the two sides are not supported yet: %s", sqlparser.String(residual[0]))
 	}
 	changelogIn := ls.changelog || rs.changelog
-	if typ == ops.Full && !changelogIn && !b.streaming && Finite(left) && Finite(right) {
-		// A bounded FULL join is the streaming one's final table: no
-		// batch operator emits the right rows nothing matched yet.
-		return nil, nil, fmt.Errorf("FULL OUTER JOIN of bounded inputs is not supported yet: SET 'execution.runtime-mode' = 'streaming' runs it as a changelog")
-	}
 	if swap {
 		left, right, ls, rs, lk, rk = right, left, rs, ls, rk, lk
 	}

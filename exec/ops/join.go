@@ -56,6 +56,11 @@ type HashJoin struct {
 	build   *buildSide
 	pending []pendingProbe
 	heldWM  int64
+	// FULL: which build rows found a match, and which inputs ended (the
+	// rows that found none come out padded once both have).
+	matched      []bool
+	ended        [2]bool
+	unmatchedOut bool
 
 	keyCols    []arrow.Array
 	gids       []int32
@@ -218,7 +223,11 @@ func (j *HashJoin) OnWatermark(ctx context.Context, wm int64, out exec.Emitter) 
 
 // Finish of the build input hashes it and replays the held probe batches.
 func (j *HashJoin) Finish(ctx context.Context, input int, out exec.Emitter) error {
-	if input != 1 || j.build != nil {
+	j.ended[input] = true
+	if input == 0 {
+		return j.emitUnmatched(ctx, out)
+	}
+	if j.build != nil {
 		return nil
 	}
 	if j.err != nil {
@@ -260,10 +269,47 @@ func (j *HashJoin) Finish(ctx context.Context, input int, out exec.Emitter) erro
 			return err
 		}
 	}
+	if err := j.emitUnmatched(ctx, out); err != nil {
+		return err
+	}
 	if j.heldWM > exec.MinWatermark {
 		return out.EmitWatermark(ctx, j.heldWM)
 	}
 	return nil
+}
+
+// markMatched records, for a FULL join, the build rows a probe row matched.
+func (j *HashJoin) markMatched(ms []int32) {
+	if j.typ != Full || len(ms) == 0 {
+		return
+	}
+	if j.matched == nil {
+		j.matched = make([]bool, j.build.n)
+	}
+	for _, m := range ms {
+		j.matched[m] = true
+	}
+}
+
+// emitUnmatched emits, once the probe input has ended and the build side
+// is hashed, a FULL join's build rows that nothing matched, with NULLs for
+// the probe's columns.
+func (j *HashJoin) emitUnmatched(ctx context.Context, out exec.Emitter) error {
+	if j.typ != Full || j.unmatchedOut || !j.ended[0] || j.build == nil || j.build.n == 0 {
+		return nil
+	}
+	build := j.build.rowForm()
+	nLeft := j.out.NumFields() - j.build.schema.NumFields()
+	var rows []exec.Row
+	for r := 0; r < j.build.n; r++ {
+		if j.matched != nil && j.matched[r] {
+			continue
+		}
+		row := make(exec.Row, nLeft, j.out.NumFields())
+		rows = append(rows, append(row, build[r]...))
+	}
+	j.matched, j.unmatchedOut = nil, true
+	return emitRows(ctx, out, j.out, rows)
 }
 
 func (j *HashJoin) releaseChunks() {
@@ -305,11 +351,12 @@ func (j *HashJoin) probeRows(ctx context.Context, b *exec.Batch, out exec.Emitte
 			return fmt.Errorf("join probe row %d: %w", ri, err)
 		}
 		ms := j.build.matches(g)
+		j.markMatched(ms)
 		for _, m := range ms {
 			row := make(exec.Row, 0, len(r)+nRight)
 			res = append(res, append(append(row, r...), build[m]...))
 		}
-		if len(ms) == 0 && j.typ == Left {
+		if len(ms) == 0 && (j.typ == Left || j.typ == Full) {
 			row := make(exec.Row, len(r)+nRight)
 			copy(row, r)
 			res = append(res, row)
@@ -340,11 +387,12 @@ func (j *HashJoin) probeColumnar(ctx context.Context, b *exec.Batch, out exec.Em
 	lidx, ridx := j.lidx[:0], j.ridx[:0]
 	for i, g := range gids {
 		ms := j.build.matches(g)
+		j.markMatched(ms)
 		for _, m := range ms {
 			lidx = append(lidx, int32(i))
 			ridx = append(ridx, m)
 		}
-		if len(ms) == 0 && j.typ == Left {
+		if len(ms) == 0 && (j.typ == Left || j.typ == Full) {
 			lidx = append(lidx, int32(i))
 			ridx = append(ridx, -1)
 		}

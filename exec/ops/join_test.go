@@ -63,7 +63,7 @@ func refJoin(typ JoinType, left, right []exec.Row, lk, rk []int) []exec.Row {
 }
 
 func TestHashJoin(t *testing.T) {
-	for _, typ := range []JoinType{Inner, Left} {
+	for _, typ := range []JoinType{Inner, Left, Full} {
 		for _, keys := range [][2][]int{{{0}, {0}}, {{1}, {1}}, {{0, 1}, {0, 1}}} {
 			lk, rk := keys[0], keys[1]
 			runCase(t, opCase{
@@ -74,7 +74,12 @@ func TestHashJoin(t *testing.T) {
 				inputs: func(nulls bool) []input {
 					return []input{{SampleSchema, sampleRows(60, nulls)}, {buildSchema, buildRows(12, nulls)}}
 				},
-				want: func(ins []input) []exec.Row { return refJoin(typ, ins[0].rows, ins[1].rows, lk, rk) },
+				want: func(ins []input) []exec.Row {
+					if typ == Full {
+						return refFull(ins[0].rows, ins[1].rows, lk, rk, SampleSchema.NumFields())
+					}
+					return refJoin(typ, ins[0].rows, ins[1].rows, lk, rk)
+				},
 			})
 		}
 	}
