@@ -35,6 +35,8 @@ func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, er
 		// A dictionary type is fixed width (its indices) but the array has
 		// a dictionary child the fixed-width copy would drop.
 		return gatherTake(mem, arr, idx)
+	case arrow.STRUCT:
+		return gatherStruct(mem, arr.(*array.Struct), idx)
 	}
 	if fw, ok := arr.DataType().(arrow.FixedWidthDataType); ok && len(data.Buffers()) == 2 && data.Buffers()[1] != nil {
 		switch fw.BitWidth() {
@@ -165,6 +167,34 @@ func finishData(dt arrow.DataType, n int, bufs []*memory.Buffer, nulls int) arro
 	out := array.MakeFromData(d)
 	d.Release()
 	return out
+}
+
+// gatherStruct gathers each field (nexmark's person, auction and bid
+// ROWs pass every filter this way) and the struct's own validity.
+func gatherStruct(mem memory.Allocator, arr *array.Struct, idx []int32) (arrow.Array, error) {
+	children := make([]arrow.ArrayData, 0, arr.NumField())
+	defer func() {
+		for _, c := range children {
+			c.Release()
+		}
+	}()
+	for i := 0; i < arr.NumField(); i++ {
+		c, err := gather(mem, arr.Field(i), idx)
+		if err != nil {
+			return nil, err
+		}
+		d := c.Data()
+		d.Retain()
+		c.Release()
+		children = append(children, d)
+	}
+	valid, nulls := gatherValidity(mem, arr, idx)
+	d := array.NewData(arr.DataType(), len(idx), []*memory.Buffer{valid}, children, nulls, 0)
+	if valid != nil {
+		valid.Release()
+	}
+	defer d.Release()
+	return array.MakeFromData(d), nil
 }
 
 // gatherTake is the general path for types the typed gathers do not cover.
