@@ -37,15 +37,14 @@ func idleWant(windowStartMs int64) int64 {
 	return 4
 }
 
-// idleRecord is one JSON record with its Kafka timestamp set to its event
-// time, as clink's own INSERT INTO a Kafka table writes them: the source's
-// per-partition clock reads the record timestamps, not the WATERMARK
-// column. (Records stamped at produce time, kcat's default, carry today's
-// date: partition 1's clock then runs ahead of these 2024 event times and
-// holds nothing back, with or without the option.)
+// idleRecord is one JSON record stamped with the time it is produced, as
+// an outside producer (kcat) stamps it: each partition's clock must come
+// from the WATERMARK column, not the Kafka timestamps, or partition 1's
+// clock would run at today's date, far ahead of these 2024 event times, and
+// hold nothing back with or without the option.
 func idleRecord(p int32, id int, at time.Time) *kgo.Record {
 	v := fmt.Sprintf(`{"id": %d, "ts": "%s"}`, id, at.Format("2006-01-02 15:04:05.000"))
-	return &kgo.Record{Topic: "ev", Partition: p, Value: []byte(v), Timestamp: at}
+	return &kgo.Record{Topic: "ev", Partition: p, Value: []byte(v), Timestamp: time.Now()}
 }
 
 // windowsWriter hands each result row to a channel as it arrives.

@@ -3,12 +3,16 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sql"
 )
@@ -118,6 +122,7 @@ func (b *builder) buildWindowing(n Node) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
+		setSourceEventTime(x, in, mem)
 		return b.op("WatermarkAssigner", x.Text, func() exec.Operator {
 			return ops.NewWatermarkAssigner(x.TimeCol, x.Delay, mem)
 		}, wireParallel, nil, in), nil
@@ -153,4 +158,99 @@ func (b *builder) buildWindowing(n Node) (*Stage, error) {
 		}, w, [][]int{x.GroupCols}, in), nil
 	}
 	return nil, fmt.Errorf("plan: cannot build %T", n)
+}
+
+// eventTimeSetter is a source whose per-partition clocks can read event
+// time from its batches (Kafka) rather than from record metadata.
+type eventTimeSetter interface {
+	SetEventTime(f func(b *exec.Batch) (maxMicros int64, ok bool, err error))
+}
+
+// setSourceEventTime hands the WATERMARK column's expression, over the
+// scan's output, to the scan's instances that keep per-partition clocks,
+// so a partition's watermark is its own records' event time. It applies
+// when the assigner sits on the scan or on the scan's computed columns.
+func setSourceEventTime(x *WatermarkAssign, in *Stage, mem memory.Allocator) {
+	var e expr.Expr
+	switch n := x.Input.(type) {
+	case *Scan:
+		f := n.Schema().Field(x.TimeCol)
+		e = expr.Col(x.TimeCol, f.Type, f.Name)
+	case *Project:
+		if _, ok := n.Input.(*Scan); !ok {
+			return
+		}
+		e = n.Exprs[x.TimeCol]
+	default:
+		return
+	}
+	st := in
+	for len(st.Instances) > 0 && st.Instances[0].Src == nil {
+		if st.Op != "Project" || len(st.Children) != 1 {
+			return
+		}
+		st = st.Children[0]
+	}
+	ts, ok := e.Type().(*arrow.TimestampType)
+	if !ok {
+		return
+	}
+	mul, div := int64(1), int64(1)
+	switch ts.Unit {
+	case arrow.Second:
+		mul = 1_000_000
+	case arrow.Millisecond:
+		mul = 1000
+	case arrow.Nanosecond:
+		div = 1000
+	}
+	micros := func(v arrow.Timestamp) int64 {
+		if div > 1 {
+			return int64(v) / div
+		}
+		return int64(v) * mul
+	}
+	var mu sync.Mutex // the partitions decode concurrently
+	f := func(b *exec.Batch) (int64, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		best, ok := int64(0), false
+		note := func(v arrow.Timestamp) {
+			if us := micros(v); !ok || us > best {
+				best, ok = us, true
+			}
+		}
+		if b.IsColumnar() {
+			arr, err := e.EvalColumnar(mem, b.Record())
+			if err != nil {
+				return 0, false, err
+			}
+			defer arr.Release()
+			col, isTS := arr.(*array.Timestamp)
+			if !isTS {
+				return 0, false, fmt.Errorf("%s is %s, not TIMESTAMP", e, arr.DataType())
+			}
+			for i := 0; i < col.Len(); i++ {
+				if col.IsValid(i) {
+					note(col.Value(i))
+				}
+			}
+			return best, ok, nil
+		}
+		for _, r := range b.Rows() {
+			v, err := e.EvalRow(r)
+			if err != nil {
+				return 0, false, err
+			}
+			if t, isTS := v.(arrow.Timestamp); isTS {
+				note(t)
+			}
+		}
+		return best, ok, nil
+	}
+	for _, inst := range st.Instances {
+		if es, ok := inst.Src.(eventTimeSetter); ok {
+			es.SetEventTime(f)
+		}
+	}
 }

@@ -36,6 +36,8 @@ type Source struct {
 	mu         sync.Mutex
 	decoders   map[int32]*jsonfmt.Decoder
 	commitErrs int64
+
+	eventTime func(*exec.Batch) (int64, bool, error) // SetEventTime
 }
 
 // OpenSource is Open with the concrete type.
@@ -91,6 +93,23 @@ func (s *Source) decoder(p int32) (*jsonfmt.Decoder, error) {
 	}
 	s.decoders[p] = d
 	return d, nil
+}
+
+// SetEventTime makes each partition's clock the latest event time of its
+// records, read by f from each decoded batch (the WATERMARK column, a
+// computed one included; f reports false for a batch without one), instead
+// of the records' Kafka timestamps. The planner sets it when a table
+// declares a WATERMARK; the assigner after the scan subtracts the delay.
+func (s *Source) SetEventTime(f func(b *exec.Batch) (maxMicros int64, ok bool, err error)) {
+	s.eventTime = f
+}
+
+func floorDivMs(us int64) int64 {
+	q := us / 1000
+	if us%1000 < 0 {
+		q--
+	}
+	return q
 }
 
 // decoded is one partition batch ready to emit.
@@ -489,6 +508,23 @@ func (s *Source) decodeLoop(ctx context.Context, p int32, in <-chan []*kgo.Recor
 		if err != nil {
 			send(decoded{p: p, err: err})
 			return
+		}
+		if s.eventTime != nil {
+			// The partition's clock is the table's event time, not the
+			// records' Kafka timestamps (a producer may stamp them with
+			// the time it sent them).
+			maxTs = minTs
+			if b != nil {
+				us, ok, err := s.eventTime(b)
+				if err != nil {
+					b.Release()
+					send(decoded{p: p, err: fmt.Errorf("kafka topic '%s' partition %d: event time: %w", last.Topic, last.Partition, err)})
+					return
+				}
+				if ok {
+					maxTs = floorDivMs(us)
+				}
+			}
 		}
 		if !send(decoded{p: p, b: b, next: last.Offset + 1, maxTs: maxTs}) {
 			return
