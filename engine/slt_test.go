@@ -44,7 +44,7 @@ type sltRecord struct {
 	errRe    string
 	rowsort  bool
 	applied  bool // changelog: compare the table the changes leave
-	mat      int // -1: unchecked
+	mat      int  // -1: unchecked
 	sql      string
 	expected []string
 }
