@@ -37,6 +37,7 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 	source := fs.String("source", "generator", "where the events come from: 'generator' or 'kafka' (JSON, produced before timing)")
 	par := fs.Int("parallelism", 1, "the query's parallelism (`N` subtasks per operator; kafka: N partitions)")
 	repeat := fs.Int("repeat", 1, "run each query `K` times and report the best")
+	mode := fs.String("mode", "streaming", "'streaming' (as Flink runs Nexmark: streaming joins, changelogs) or 'batch' (the bounded stream's batch operators)")
 	dir := fs.String("queries", "", "the `directory` of the Nexmark query files (default: sql/testdata/nexmark, found from here or the executable)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to `FILE`")
 	fs.Usage = func() {
@@ -51,6 +52,10 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 	}
 	if *source != "generator" && *source != "kafka" {
 		fmt.Fprintf(stderr, "clinksh nexmark: --source %q: want 'generator' or 'kafka'\n", *source)
+		return exitUsage
+	}
+	if *mode != "streaming" && *mode != "batch" {
+		fmt.Fprintf(stderr, "clinksh nexmark: --mode %q: want 'streaming' or 'batch'\n", *mode)
 		return exitUsage
 	}
 	if *events < 1 || *par < 1 || *repeat < 1 {
@@ -69,7 +74,7 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	b := &nexmarkBench{dir: qdir, events: *events, par: *par, source: *source}
+	b := &nexmarkBench{dir: qdir, events: *events, par: *par, source: *source, mode: *mode}
 	if err := b.setup(ctx); err != nil {
 		fmt.Fprintf(stderr, "clinksh nexmark: %s\n", err)
 		return exitError
@@ -136,6 +141,7 @@ func findQueryDir(dir string) (string, error) {
 
 type nexmarkBench struct {
 	dir, source string
+	mode        string // the session's 'execution.runtime-mode'
 	events      int64
 	par         int
 	broker      *kafka.Embedded
@@ -278,7 +284,8 @@ func (b *nexmarkBench) run(ctx context.Context, q string, repeat int) (benchResu
 	var res benchResult
 	for i := 0; i < repeat; i++ {
 		s := engine.NewSession(engine.SessionOptions{NoDemoCatalog: true})
-		stmts := append([]string{fmt.Sprintf("SET 'parallelism' = '%d'", b.par)}, b.stmts...)
+		stmts := append([]string{fmt.Sprintf("SET 'parallelism' = '%d'", b.par),
+			fmt.Sprintf("SET 'execution.runtime-mode' = '%s'", b.mode)}, b.stmts...)
 		for _, st := range stmts {
 			if _, err := s.Execute(ctx, st, discard{}, engine.ExecOptions{}); err != nil {
 				s.Close()
