@@ -163,14 +163,18 @@ func (w *collectWriter) Batch(b *exec.Batch) error {
 
 type sltMode struct {
 	name       string
-	env        string
+	env        string // set to "1", or to val
 	columnarOn bool
+	val        string
 }
 
 var sltModes = []sltMode{
-	{"columnar", "", true},
-	{"row", "CLINK_DISABLE_COLUMNAR", false},
-	{"row-output", "CLINK_DISABLE_COLUMNAR_OUTPUT", true},
+	{"columnar", "", true, ""},
+	{"row", "CLINK_DISABLE_COLUMNAR", false, ""},
+	{"row-output", "CLINK_DISABLE_COLUMNAR_OUTPUT", true, ""},
+	// The others run with the exchange's blocks poisoned (main_test.go);
+	// this one with the plain recycling a query gets.
+	{"recycle-plain", "CLINK_SHUFFLE_RECYCLE", true, "on"},
 }
 
 func TestSQLLogic(t *testing.T) {
@@ -183,7 +187,11 @@ func TestSQLLogic(t *testing.T) {
 	for _, mode := range sltModes {
 		t.Run(mode.name, func(t *testing.T) {
 			if mode.env != "" {
-				t.Setenv(mode.env, "1")
+				v := mode.val
+				if v == "" {
+					v = "1"
+				}
+				t.Setenv(mode.env, v)
 			}
 			// Results must not depend on the parallelism either.
 			for _, par := range []int{1, 2, 3, 4} {

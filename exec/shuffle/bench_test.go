@@ -40,30 +40,33 @@ func benchRecord(mem memory.Allocator, n int) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-// BenchmarkSplit: the keyed split of an 8192-row, 4-column batch. The seed's
-// C++ reference (index lists + Take, 1024-row batches): 14.4, 21.8, 37 and
+// BenchmarkSplit: the keyed split of an 8192-row, 4-column batch, with the
+// allocator an exchange uses by default (a Recycler over the Go allocator,
+// each sub-record released right away as a consumer would). The seed's C++
+// reference (index lists + Take, 1024-row batches): 14.4, 21.8, 37 and
 // 68.6 ns/row at 2, 4, 8 and 16 targets.
 func BenchmarkSplit(b *testing.B) {
+	rec := benchRecord(memory.NewGoAllocator(), 8192)
+	defer rec.Release()
+	for _, targets := range []int{2, 4, 8, 16} {
+		b.Run(fmt.Sprintf("targets=%d", targets), func(b *testing.B) {
+			r := NewRecycler(memory.NewGoAllocator(), RecycleLimit)
+			defer r.Close()
+			benchSplit(b, r, rec, targets)
+		})
+	}
+}
+
+// BenchmarkSplitGoAlloc is BenchmarkSplit with every sub-record fresh from
+// the Go allocator: the exchange with CLINK_SHUFFLE_RECYCLE=off, and its
+// default before recycling was.
+func BenchmarkSplitGoAlloc(b *testing.B) {
 	mem := memory.NewGoAllocator()
 	rec := benchRecord(mem, 8192)
 	defer rec.Release()
 	for _, targets := range []int{2, 4, 8, 16} {
 		b.Run(fmt.Sprintf("targets=%d", targets), func(b *testing.B) {
 			benchSplit(b, mem, rec, targets)
-		})
-	}
-}
-
-// BenchmarkSplitRecycled is BenchmarkSplit allocating from a Recycler, with
-// each sub-record released right away as a consumer would.
-func BenchmarkSplitRecycled(b *testing.B) {
-	rec := benchRecord(memory.NewGoAllocator(), 8192)
-	defer rec.Release()
-	for _, targets := range []int{2, 4, 8, 16} {
-		b.Run(fmt.Sprintf("targets=%d", targets), func(b *testing.B) {
-			r := NewRecycler(memory.NewGoAllocator(), 64<<20)
-			defer r.Close()
-			benchSplit(b, r, rec, targets)
 		})
 	}
 }
@@ -117,7 +120,8 @@ func (d discard) EmitWatermark(context.Context, int64) error     { return nil }
 
 // BenchmarkExchange is the whole columnar exchange on 8192-row batches:
 // split, coalescing of sub-batches under CoalesceRows (from 16 targets on,
-// every sub-batch is held once and concatenated), emit.
+// every sub-batch is held once and concatenated), emit; recycle=true is the
+// default.
 func BenchmarkExchange(b *testing.B) {
 	rec := benchRecord(memory.NewGoAllocator(), 8192)
 	defer rec.Release()
@@ -125,8 +129,8 @@ func BenchmarkExchange(b *testing.B) {
 		for _, targets := range []int{2, 4, 8, 16} {
 			b.Run(fmt.Sprintf("recycle=%v/targets=%d", recycle, targets), func(b *testing.B) {
 				ex := NewExchange([]int{0}, memory.NewGoAllocator())
-				if recycle {
-					ex.Recycle(64 << 20)
+				if !recycle {
+					ex.Recycle(0)
 				}
 				defer ex.Close()
 				ctx := context.Background()

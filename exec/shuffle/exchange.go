@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -57,17 +58,57 @@ type pending struct {
 // it, the held rows are compacted into one record of their own.
 const maxHeldSegments = 16
 
-// NewExchange returns an exchange hashing the key columns keyCols.
+// RecycleLimit is how many bytes of released sub-batch blocks an exchange
+// keeps for reuse by default. The runner is push-based: a consumer handles
+// a sub-batch inside EmitTo, so what is in flight at once is about one
+// input batch's worth (8192 rows of 100 bytes is 800 KB); what consumers
+// keep (join builds, sorts, held windows) keeps its own blocks and is not
+// counted. The free blocks are held until Close, so this bounds what an
+// idle exchange costs: parallelism times it per keyed edge.
+const RecycleLimit = 8 << 20
+
+// NewExchange returns an exchange hashing the key columns keyCols. It
+// allocates its sub-batches from a Recycler over mem holding at most
+// RecycleLimit bytes: that is most of the split's speed (BenchmarkSplit vs
+// BenchmarkSplitGoAlloc). Recycling is safe for the operators downstream of
+// an exchange because none of them reads Arrow memory it has released or
+// never wrote: the row form copies strings (exec.Value), key tables and
+// MIN/MAX clone the strings they keep, and state that keeps batches (join
+// builds and state, sorts, windows, session windows) Retains them, which
+// keeps their blocks out of the recycler. The engine's SQL suite runs with
+// CLINK_SHUFFLE_RECYCLE=poison to keep it so. CLINK_SHUFFLE_RECYCLE=off is
+// the A/B switch back to allocating every sub-batch from mem.
 func NewExchange(keyCols []int, mem memory.Allocator) *Exchange {
-	return &Exchange{keyCols: append([]int(nil), keyCols...), mem: mem}
+	e := &Exchange{keyCols: append([]int(nil), keyCols...), mem: mem}
+	switch os.Getenv("CLINK_SHUFFLE_RECYCLE") {
+	case "off":
+	case "poison":
+		e.Recycle(RecycleLimit)
+		e.recycle.poison = true
+	default:
+		e.Recycle(RecycleLimit)
+	}
+	return e
 }
 
-// Recycle makes the exchange allocate its sub-batches from a Recycler over
-// its allocator that holds at most limit bytes of released blocks (see
-// Recycler for what it saves and what it demands of consumers). Call it
-// before the run.
+// Recycle sets how many bytes of released blocks the exchange keeps for
+// reuse (see Recycler for what it saves and what it demands of consumers);
+// limit <= 0 turns recycling off: every sub-batch is fresh memory from the
+// exchange's allocator. Call it before the run.
 func (e *Exchange) Recycle(limit int) {
-	if e.recycle == nil {
+	if e.recycle != nil {
+		if limit > 0 {
+			e.recycle.mu.Lock()
+			e.recycle.limit = limit
+			e.recycle.mu.Unlock()
+			return
+		}
+		e.mem = e.recycle.mem
+		e.recycle.Close()
+		e.recycle = nil
+		return
+	}
+	if limit > 0 {
 		e.recycle = NewRecycler(e.mem, limit)
 		e.mem = e.recycle
 	}

@@ -13,18 +13,26 @@ import (
 // large blocks (over 32 KB, a sub-batch of a few thousand rows) come from
 // pages the scavenger has returned to the OS, and the GC runs in step with
 // the bytes split. That, not the copying, was most of the split's cost in
-// BenchmarkSplit. A recycled block is neither zeroed nor faulted in.
+// BenchmarkSplit (madvise and page faults in the profile). A recycled block
+// is neither zeroed nor faulted in.
 //
-// The price is the Arrow contract taken literally: memory is reused as soon
-// as its last reference is released, so a consumer that reads a batch after
-// releasing it (or keeps a string aliasing it without Retain) reads another
-// batch's bytes. With the Go allocator that mistake is harmless, which is
-// why recycling is opt-in (Exchange.Recycle).
+// The price is the Arrow contract taken literally: memory is reused only
+// once its last reference is released (a buffer's refcount reaching zero is
+// what calls Free), so a consumer that keeps a sub-batch Retained just keeps
+// its block; but one that reads a batch after releasing it, or keeps a
+// string aliasing it without Retain, reads another batch's bytes, and code
+// that reads bytes it never wrote reads garbage. The exchange's consumers
+// were audited for both (see Exchange), and the poison mode
+// (CLINK_SHUFFLE_RECYCLE=poison) makes either mistake show in any test.
 //
 // Safe for concurrent use: consumers release on their own goroutines.
 type Recycler struct {
 	mem   memory.Allocator
 	limit int // bytes held at most
+	// poison fills every block handed out, and every block kept for reuse,
+	// with 0xFF: a test mode that turns a read of unwritten bytes or of a
+	// released batch into a visible wrong value instead of a rare one.
+	poison bool
 
 	mu     sync.Mutex
 	free   [maxClass + 1][][]byte
@@ -54,7 +62,7 @@ func sizeClass(size int) int {
 func (r *Recycler) Allocate(size int) []byte {
 	c := sizeClass(size)
 	if c > maxClass {
-		return r.mem.Allocate(size)
+		return r.fill(r.mem.Allocate(size))
 	}
 	r.mu.Lock()
 	if n := len(r.free[c]); n > 0 {
@@ -62,10 +70,20 @@ func (r *Recycler) Allocate(size int) []byte {
 		r.free[c] = r.free[c][:n-1]
 		r.held -= len(b)
 		r.mu.Unlock()
-		return b[:size]
+		return r.fill(b[:size])
 	}
 	r.mu.Unlock()
-	return r.mem.Allocate(1 << c)[:size]
+	return r.fill(r.mem.Allocate(1 << c)[:size])
+}
+
+// fill poisons b in poison mode.
+func (r *Recycler) fill(b []byte) []byte {
+	if r.poison {
+		for i := range b {
+			b[i] = 0xFF
+		}
+	}
+	return b
 }
 
 // Reallocate grows b, keeping its contents.
@@ -94,7 +112,7 @@ func (r *Recycler) Free(b []byte) {
 		r.mem.Free(b)
 		return
 	}
-	r.free[c] = append(r.free[c], b)
+	r.free[c] = append(r.free[c], r.fill(b))
 	r.held += len(b)
 	r.mu.Unlock()
 }

@@ -1,8 +1,13 @@
 package shuffle
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/clink-sql/clink/exec"
 )
@@ -63,12 +68,27 @@ func TestRecyclerReusesAndBounds(t *testing.T) {
 	}
 }
 
-// TestExchangeRecycled: with recycling on, split and coalesced sub-batches
-// arrive intact (recycled blocks are not zeroed).
+// TestExchangeRecycled: recycling is the default, and split and coalesced
+// sub-batches arrive intact (recycled blocks are not zeroed), also with
+// every block poisoned and with recycling switched off.
 func TestExchangeRecycled(t *testing.T) {
+	for _, mode := range []string{"", "poison", "off"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv("CLINK_SHUFFLE_RECYCLE", mode)
+			ex := NewExchange([]int{1, 7}, newMem(t))
+			if got := ex.recycle != nil; got != (mode != "off") {
+				t.Fatalf("recycling %v in mode %q", got, mode)
+			}
+			if mode == "poison" && !ex.recycle.poison {
+				t.Fatal("poison mode did not poison")
+			}
+			exchangeRoundTrip(t, ex)
+		})
+	}
+}
+
+func exchangeRoundTrip(t *testing.T, ex *Exchange) {
 	mem := newMem(t)
-	ex := NewExchange([]int{1, 7}, mem)
-	ex.Recycle(4 << 20)
 	o := &out{n: 3}
 	rng := rand.New(rand.NewPCG(8, 8))
 	total := 0
@@ -89,4 +109,129 @@ func TestExchangeRecycled(t *testing.T) {
 	}
 	ex.Close()
 	checkRouting(t, o, []int{1, 7}, input)
+}
+
+// TestRecyclerPoison: poison mode fills what it hands out and what it keeps,
+// so a string still aliasing a released batch reads 0xFF bytes: the
+// mistake recycling punishes (and the Go allocator forgives) becomes
+// visible at once in any test.
+func TestRecyclerPoison(t *testing.T) {
+	r := NewRecycler(newMem(t), 1<<20)
+	r.poison = true
+	defer r.Close()
+	a := r.Allocate(100)
+	for i, c := range a {
+		if c != 0xFF {
+			t.Fatalf("byte %d of a poisoned allocation is %#x", i, c)
+		}
+	}
+	r.Free(a)
+
+	b := array.NewStringBuilder(r)
+	b.Append("auction-42")
+	arr := b.NewStringArray()
+	b.Release()
+	alias := arr.Value(0) // no copy: points into the array's data buffer
+	arr.Release()
+	if alias == "auction-42" {
+		t.Fatal("a string aliasing a released block still reads its old bytes: poison would miss a use after release")
+	}
+	if alias != strings.Repeat("\xff", len("auction-42")) {
+		t.Fatalf("aliased string after release: %q", alias)
+	}
+}
+
+// TestSplitPoisonedMatchesReference: with every block 0xFF before the
+// gather writes it, any byte of a buffer the gather leaves unwritten (the
+// tail bits of a bitmap, an offset) shows as a wrong value.
+func TestSplitPoisonedMatchesReference(t *testing.T) {
+	base := newMem(t)
+	r := NewRecycler(base, 8<<20)
+	r.poison = true
+	defer r.Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var sc Scratch
+	for i := range 12 {
+		rows := genRows(rng, 0, 1+rng.IntN(2000), 60, 25*(i%2))
+		rec := encode(t, base, allTypes, rows)
+		for _, targets := range []int{2, 3, 8} {
+			releaseAll(checkSplitRows(t, r, rec, rows, []int{1, 7}, targets, &sc))
+		}
+		rec.Release()
+	}
+}
+
+// keeper is a consumer that keeps every sub-batch it gets (Retained, as a
+// join build or a sort does) and reads them only at the end.
+type keeper struct {
+	n    int
+	kept [][]*exec.Batch // per target
+}
+
+func (k *keeper) Targets() int { return k.n }
+func (k *keeper) EmitTo(_ context.Context, t int, b *exec.Batch) error {
+	b.Retain()
+	k.kept[t] = append(k.kept[t], b)
+	return nil
+}
+func (k *keeper) Emit(context.Context, *exec.Batch) error    { return nil }
+func (k *keeper) EmitWatermark(context.Context, int64) error { return nil }
+
+// TestExchangeRecycledKeptBatches: sub-batches a consumer keeps are never
+// handed out again while it holds them, however many batches follow (a
+// kept block is not Freed, so the recycler cannot have it); poisoned, a
+// reused kept block would read 0xFF or another batch's rows.
+func TestExchangeRecycledKeptBatches(t *testing.T) {
+	t.Setenv("CLINK_SHUFFLE_RECYCLE", "poison")
+	mem := newMem(t)
+	ex := NewExchange([]int{1}, mem)
+	defer ex.Close()
+	k := &keeper{n: 4, kept: make([][]*exec.Batch, 4)}
+	rng := rand.New(rand.NewPCG(9, 9))
+	var input []exec.Row
+	for range 20 {
+		rows := genRows(rng, len(input), 3000+rng.IntN(3000), 40, 10)
+		input = append(input, rows...)
+		b := exec.NewColumnarBatch(encode(t, mem, allTypes, rows))
+		if _, err := exec.Dispatch(t.Context(), ex, true, 0, b, k); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		// Releasing a share of what is kept lets the recycler reuse those
+		// blocks for the next batches while the rest stay kept.
+		for tg := range k.kept {
+			if n := len(k.kept[tg]); n > 0 && rng.IntN(2) == 0 {
+				k.kept[tg][n-1].Release()
+				k.kept[tg] = k.kept[tg][:n-1]
+			}
+		}
+	}
+	if err := ex.Finish(t.Context(), 0, k); err != nil {
+		t.Fatal(err)
+	}
+	ex.recycle.mu.Lock()
+	held := ex.recycle.held
+	ex.recycle.mu.Unlock()
+	if held == 0 {
+		t.Fatal("nothing was recycled: the test does not exercise reuse")
+	}
+	seen := 0
+	for tg, bs := range k.kept {
+		for _, b := range bs {
+			for _, r := range b.Rows() {
+				want := input[r[0].(int64)]
+				if got, w := fmt.Sprint(r), fmt.Sprint(want); got != w {
+					t.Fatalf("target %d: kept row %s changed to %s", tg, w, got)
+				}
+				if TargetOf(HashRow(r, []int{1}), 4) != tg {
+					t.Fatalf("row %v at target %d", r, tg)
+				}
+				seen++
+			}
+			b.Release()
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no kept rows to check")
+	}
 }
