@@ -99,6 +99,8 @@ func (b *binder) bindJoin(j *sqlparser.JoinTableExpr) (Node, *scope, error) {
 		if typ == ops.Inner && !changelogIn {
 			jn.boundBy(residual)
 		}
+		jn.out = out
+		jn.markRowtime()
 	} else {
 		out = join(ls, rs)
 	}
@@ -366,4 +368,25 @@ func whereBound(n Node, where *sqlparser.Where) {
 		return
 	}
 	jn.boundBy(conjuncts(where.Expr))
+	jn.markRowtime()
+}
+
+// markRowtime decides which output columns of a streaming join stay
+// event-time attributes: only the two columns of a two-sided time bound,
+// for which the join's output watermark (its input's, held back by the
+// bound) still holds. A regular join's pairs can carry rows of any age: its
+// output has none, as in Flink.
+func (jn *Join) markRowtime() {
+	if jn.out == nil {
+		return
+	}
+	for i := range jn.out.cols {
+		jn.out.cols[i].rowtime = false
+	}
+	tb := jn.Time
+	if jn.Changelog || tb == nil || !tb.HasLo || !tb.HasHi {
+		return
+	}
+	jn.out.cols[tb.LeftCol].rowtime = true
+	jn.out.cols[len(jn.lscope.cols)+tb.RightCol].rowtime = true
 }

@@ -80,6 +80,7 @@ type Join struct {
 	schema *arrow.Schema
 
 	lscope, rscope *scope // the inputs, while binding
+	out            *scope // a streaming join's output, while binding
 }
 
 // Sort orders its input; Limit >= 0 makes it a top-n.

@@ -214,7 +214,9 @@ func (j *HashJoin) fixEmptyBuild(probe *arrow.Schema) error {
 // OnWatermark forwards the watermark once the build side is hashed; before
 // that the held probe rows would come out behind it.
 func (j *HashJoin) OnWatermark(ctx context.Context, wm int64, out exec.Emitter) error {
-	if j.build == nil {
+	if j.build == nil || (j.typ == Full && !j.unmatchedOut) {
+		// A FULL join's unmatched build rows, of any time, come out when
+		// the probe ends: the watermark waits for them.
 		j.heldWM = max(j.heldWM, wm)
 		return nil
 	}
@@ -272,7 +274,7 @@ func (j *HashJoin) Finish(ctx context.Context, input int, out exec.Emitter) erro
 	if err := j.emitUnmatched(ctx, out); err != nil {
 		return err
 	}
-	if j.heldWM > exec.MinWatermark {
+	if j.heldWM > exec.MinWatermark && j.typ != Full { // a FULL join's goes with its unmatched rows
 		return out.EmitWatermark(ctx, j.heldWM)
 	}
 	return nil
@@ -295,21 +297,29 @@ func (j *HashJoin) markMatched(ms []int32) {
 // is hashed, a FULL join's build rows that nothing matched, with NULLs for
 // the probe's columns.
 func (j *HashJoin) emitUnmatched(ctx context.Context, out exec.Emitter) error {
-	if j.typ != Full || j.unmatchedOut || !j.ended[0] || j.build == nil || j.build.n == 0 {
+	if j.typ != Full || j.unmatchedOut || !j.ended[0] || j.build == nil {
 		return nil
 	}
-	build := j.build.rowForm()
-	nLeft := j.out.NumFields() - j.build.schema.NumFields()
 	var rows []exec.Row
-	for r := 0; r < j.build.n; r++ {
-		if j.matched != nil && j.matched[r] {
-			continue
+	if j.build.n > 0 {
+		build := j.build.rowForm()
+		nLeft := j.out.NumFields() - j.build.schema.NumFields()
+		for r := 0; r < j.build.n; r++ {
+			if j.matched != nil && j.matched[r] {
+				continue
+			}
+			row := make(exec.Row, nLeft, j.out.NumFields())
+			rows = append(rows, append(row, build[r]...))
 		}
-		row := make(exec.Row, nLeft, j.out.NumFields())
-		rows = append(rows, append(row, build[r]...))
 	}
 	j.matched, j.unmatchedOut = nil, true
-	return emitRows(ctx, out, j.out, rows)
+	if err := emitRows(ctx, out, j.out, rows); err != nil {
+		return err
+	}
+	if j.heldWM > exec.MinWatermark {
+		return out.EmitWatermark(ctx, j.heldWM) // held until now (OnWatermark)
+	}
+	return nil
 }
 
 func (j *HashJoin) releaseChunks() {

@@ -17,6 +17,10 @@ type joinChunk struct {
 	live    int     // entries still in the state
 	matched []int32 // per row: current matches on the other side (outer sides)
 	dropped bool
+	// filling: the batch is still being joined; a retraction in it that
+	// empties the chunk must not drop it, as later rows of the batch may
+	// still be added (the join drops an empty chunk once it is done).
+	filling bool
 }
 
 // joinEntry is one row in the state: chunk and row, its key id, and the
@@ -53,7 +57,7 @@ func (s *joinSide) growHeads(n int) {
 
 // addChunk starts holding a batch; rows are added to it with add.
 func (s *joinSide) addChunk(rec arrow.RecordBatch, rows []exec.Row, n int) int32 {
-	c := &joinChunk{rows: rows, maxT: exec.MinWatermark}
+	c := &joinChunk{rows: rows, maxT: exec.MinWatermark, filling: true}
 	if rec != nil {
 		rec.Retain()
 		c.rec = rec
@@ -139,6 +143,15 @@ func (s *joinSide) retract(e int32) {
 	en.chunk = -1
 	s.liveRows--
 	s.dead++
+	if c.live == 0 && !c.filling {
+		s.drop(c)
+	}
+}
+
+// filled ends a chunk's batch: an emptied chunk goes now.
+func (s *joinSide) filled(id int32) {
+	c := s.chunks[id]
+	c.filling = false
 	if c.live == 0 {
 		s.drop(c)
 	}

@@ -27,7 +27,9 @@ type TimeBound struct {
 }
 
 // Hold is how far the join's output watermark trails its input's: a
-// matched pair's times can be that much older than the newest row's.
+// matched pair's times can be that much older than the newest row's. With
+// one bound missing there is no such distance and the join forwards only
+// the final watermark.
 func (tb *TimeBound) Hold() int64 {
 	h := int64(0)
 	if tb.HasHi {
@@ -99,6 +101,7 @@ type StreamJoin struct {
 	bailed      bool
 	damper      *exec.Damper
 
+	keysRebuilt                  int // the key table's size after the last rebuild
 	late, badRetracts            int64
 	emitsColumnar, emitsHeldBack int64
 
@@ -410,6 +413,9 @@ func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, out exec.Emi
 			mine.add(chunk, int32(i), g, t, n)
 		}
 	}
+	if chunk >= 0 {
+		mine.filled(chunk)
+	}
 	j.pairs = pairs
 	return j.emit(ctx, s, in, pairs, out)
 }
@@ -425,7 +431,7 @@ func (j *StreamJoin) find(s int, in joinInput, i, g int32) int32 {
 	for ; e >= 0; e = side.next(e) {
 		same := true
 		for _, c := range j.valCols[s] {
-			if !reflect.DeepEqual(side.value(e, c), in.value(i, c)) {
+			if !sameValue(side.value(e, c), in.value(i, c)) {
 				same = false
 				break
 			}
@@ -435,4 +441,18 @@ func (j *StreamJoin) find(s int, in joinInput, i, g int32) int32 {
 		}
 	}
 	return -1
+}
+
+// sameValue is value equality for a retraction's row: NaN equals NaN (the
+// row retracted is the row emitted, bit for bit).
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && (x == y || (x != x && y != y))
+	case float32:
+		y, ok := b.(float32)
+		return ok && (x == y || (x != x && y != y))
+	}
+	return reflect.DeepEqual(a, b)
 }

@@ -135,8 +135,16 @@ func (j *StreamJoin) OnWatermark(ctx context.Context, wm int64, out exec.Emitter
 	}
 	j.wm = wm
 	tb := j.spec.Time
-	if tb == nil || wm == exec.MinWatermark {
-		return out.EmitWatermark(ctx, wm)
+	if wm == exec.MinWatermark {
+		return nil
+	}
+	if tb == nil {
+		// A regular join pairs a new row with held rows of any age: its
+		// output has no event time to promise, so only the end passes.
+		if wm == exec.MaxWatermark {
+			return out.EmitWatermark(ctx, wm)
+		}
+		return nil
 	}
 	// A left row at time t can still meet right rows up to t + Hi, and
 	// every right row to come is at or after wm.
@@ -152,6 +160,9 @@ func (j *StreamJoin) OnWatermark(ctx context.Context, wm int64, out exec.Emitter
 	if wm == exec.MaxWatermark {
 		return out.EmitWatermark(ctx, wm)
 	}
+	if !tb.HasLo || !tb.HasHi {
+		return nil // one side's rows never expire: pairs of any age
+	}
 	return out.EmitWatermark(ctx, wm-tb.Hold())
 }
 
@@ -161,7 +172,10 @@ func (j *StreamJoin) maybeRebuild() error {
 	l, r := j.side[0], j.side[1]
 	live := l.liveRows + r.liveRows
 	dead := l.dead + r.dead
-	if !(dead > 1<<16 && dead > live) && !(j.keys.len() > 1<<16 && j.keys.len() > 2*live) {
+	// Keys are re-counted from whole chunks, dead rows included, so a key
+	// table must also have doubled since the last rebuild to trigger one.
+	nk := j.keys.len()
+	if !(dead > 1<<16 && dead > live) && !(nk > 1<<16 && nk > 2*live && nk > 2*j.keysRebuilt) {
 		return nil
 	}
 	keys := newKeyIndex(j.keys.kind, false)
@@ -170,7 +184,7 @@ func (j *StreamJoin) maybeRebuild() error {
 			return err
 		}
 	}
-	j.keys = keys
+	j.keys, j.keysRebuilt = keys, keys.len()
 	return nil
 }
 
