@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -18,14 +17,7 @@ func TestStreamJoinOutputEventTime(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
 	defer s.Close()
-	gen := "WITH ('connector' = 'nexmark', 'table' = '%s', 'events.num' = '20000', 'batch.size' = '500')"
-	mustExec(t, s, "SET 'parallelism' = '1'",
-		"CREATE TABLE bids (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR, "+
-			"WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "bid"),
-		"CREATE TABLE persons (id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR, "+
-			"WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "person"),
-		"CREATE TABLE auctions (id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime` TIMESTAMP(3), "+
-			"expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra VARCHAR, WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "auction"))
+	eventTables(t, s, 20000, 1)
 	queries := map[string]string{
 		"regular then interval join": "SELECT B.auction, B.price, P.id FROM (SELECT B.auction, B.price, A.seller, A.`dateTime` AS adt FROM bids B JOIN auctions A ON B.auction = A.id) B " +
 			"JOIN persons P ON P.id = B.seller WHERE P.`dateTime` BETWEEN B.adt - INTERVAL '100' SECOND AND B.adt + INTERVAL '100' SECOND",

@@ -74,14 +74,7 @@ func TestStreamJoinEventTimeShapes(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
 	defer s.Close()
-	gen := "WITH ('connector' = 'nexmark', 'table' = '%s', 'events.num' = '40000', 'batch.size' = '500')"
-	mustExec(t, s, "SET 'parallelism' = '2'",
-		"CREATE TABLE bids (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR, "+
-			"WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "bid"),
-		"CREATE TABLE persons (id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR, "+
-			"WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "person"),
-		"CREATE TABLE auctions (id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime` TIMESTAMP(3), "+
-			"expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra VARCHAR, WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "auction"))
+	eventTables(t, s, 40000, 2)
 	queries := map[string]string{
 		"interval join (q7)": "SELECT B.auction, B.price, B.bidder, B.`dateTime` FROM bids B JOIN (" +
 			"SELECT MAX(price) AS maxprice, window_end AS `dateTime` FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(`dateTime`), INTERVAL '500' MILLISECOND)) " +
@@ -135,4 +128,19 @@ func rowsInto(t *testing.T, plan, op string) int64 {
 		v *= 1000
 	}
 	return int64(v)
+}
+
+// eventTables declares bids, persons and auctions: nexmark generator tables
+// of events events in batches of 500, each with WATERMARK FOR dateTime AS
+// dateTime, at the given parallelism.
+func eventTables(t *testing.T, s *Session, events, parallelism int) {
+	t.Helper()
+	gen := fmt.Sprintf("WITH ('connector' = 'nexmark', 'table' = '%%s', 'events.num' = '%d', 'batch.size' = '500')", events)
+	mustExec(t, s, fmt.Sprintf("SET 'parallelism' = '%d'", parallelism),
+		"CREATE TABLE bids (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR, "+
+			"WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "bid"),
+		"CREATE TABLE persons (id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR, "+
+			"WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "person"),
+		"CREATE TABLE auctions (id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime` TIMESTAMP(3), "+
+			"expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra VARCHAR, WATERMARK FOR `dateTime` AS `dateTime`) "+fmt.Sprintf(gen, "auction"))
 }
