@@ -82,7 +82,7 @@ func TestStreamJoinInner(t *testing.T) {
 func TestStreamJoinBornColumnar(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	ins := []input{{SampleSchema, sampleRows(3000, false)}, {buildSchema, buildRows(400, false)}}
+	ins := []input{{SampleSchema, sampleRows(1200, false)}, {buildSchema, buildRows(60, false)}}
 	j := streamJoin(Inner, []int{0}, []int{0}, joinSchema(), mem)
 	res := runOp(t, mem, j, ins, 512, true, true)
 	if res.outCol == 0 || res.outCol != res.outBatches {
