@@ -6,18 +6,23 @@ import (
 	"testing"
 )
 
-// TestMain runs the engine's tests with every exchange block poisoned
-// (CLINK_SHUFFLE_RECYCLE=poison: 0xFF when handed out and when released)
-// unless the variable is set: the exchange recycles its sub-batch memory
-// by default, and an operator that keeps a string aliasing a released
-// sub-batch, reads one after releasing it, or reads bytes the split never
-// wrote then gets a wrong answer in every run instead of in a rare one.
+// TestMain runs the engine's tests with every exchange block and every
+// Parquet scan block poisoned (CLINK_SHUFFLE_RECYCLE=poison and
+// CLINK_PARQUET_RECYCLE=poison: 0xFF when handed out and when released)
+// unless the variable is set: both recycle their batch memory by default,
+// and an operator that keeps a string aliasing a released batch, reads one
+// after releasing it, or reads bytes the producer never wrote then gets a
+// wrong answer in every run instead of in a rare one.
 // (Removing the string copy of exec.Value fails the stream join tests this
 // way; with plain recycling they pass.) Benchmarks keep the default.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if _, set := os.LookupEnv("CLINK_SHUFFLE_RECYCLE"); !set && flag.Lookup("test.bench").Value.String() == "" {
-		os.Setenv("CLINK_SHUFFLE_RECYCLE", "poison")
+	if flag.Lookup("test.bench").Value.String() == "" {
+		for _, v := range []string{"CLINK_SHUFFLE_RECYCLE", "CLINK_PARQUET_RECYCLE"} {
+			if _, set := os.LookupEnv(v); !set {
+				os.Setenv(v, "poison")
+			}
+		}
 	}
 	os.Exit(m.Run())
 }

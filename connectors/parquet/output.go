@@ -17,6 +17,14 @@ var errTooLarge = errors.New("string data of one batch exceeds 2 GiB (use a smal
 
 // outCol is one column of the batch being built: Arrow buffers allocated
 // for exactly n rows, with typed views the decoders write through.
+//
+// The buffers come from the scan's recycler, so they hold old bytes (0xFF
+// in poison mode), and every byte in a buffer's length must be written:
+// the validity and boolean bitmaps are cleared here and readers only set
+// bits; fixed-width values get a value or, for a null, a zero (scatter);
+// offsets get offs[0] here and one entry per row from the readers; string
+// bytes are appended, and the data buffer's length is cut to what was
+// appended. TestScanRecycled checks it with every block poisoned.
 type outCol struct {
 	typ   arrow.DataType
 	n     int

@@ -11,12 +11,20 @@ import (
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // DefaultBatchSize is the rows per batch when the planner does not say.
 // Batches never cross a row group, so a group smaller than this gives
 // smaller batches.
 const DefaultBatchSize = 8192
+
+// RecycleLimit is how many bytes of released output blocks a running scan
+// keeps for reuse: a few batches' worth (8192 nexmark bids are about 1.5 MB
+// of buffers). The runner is push-based, so a batch is usually released
+// before the next one is read, and its blocks are what that next batch is
+// built in.
+const RecycleLimit = 8 << 20
 
 // Source scans a Table: the spec's columns, in its order, as born-columnar
 // batches. Row groups excluded by the spec's filters are skipped; the plan
@@ -120,7 +128,25 @@ func (s *Source) Filters() []connectors.ColumnFilter { return s.filters }
 // Run emits the planned row groups as batches of at most the batch size,
 // then the final watermark. It stops with ctx.Err() when ctx is cancelled
 // and with nil when an Emit answers exec.ErrStop.
+//
+// The batches are built in a recycle.Allocator over the table's allocator:
+// fresh memory from the Go allocator (zeroed, faulted in page by page,
+// handed back to the OS by the scavenger) was the largest cost of a full
+// scan, more than decoding. Handing out unzeroed blocks is safe because
+// every byte of every buffer a batch exposes is written by the readers
+// (outCol documents how), and consumers follow the Arrow contract the
+// keyed exchange already relies on (see shuffle.NewExchange). The engine's
+// tests run with CLINK_PARQUET_RECYCLE=poison to keep both true;
+// CLINK_PARQUET_RECYCLE=off is the A/B switch back to the table's
+// allocator.
 func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
+	mem := s.mem
+	if r := recycle.FromEnv("CLINK_PARQUET_RECYCLE", s.mem, RecycleLimit); r != nil {
+		// Close hands the kept blocks back; batches still held downstream
+		// hand theirs back when released.
+		defer r.Close()
+		mem = r
+	}
 	readers := make([]colReader, len(s.cols))
 	for i := range readers {
 		readers[i].name = s.names[i]
@@ -132,7 +158,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	}()
 	hints := make([]int, len(s.cols))
 	for _, sf := range s.plan {
-		stop, err := s.runFile(ctx, sf, readers, hints, out)
+		stop, err := s.runFile(ctx, mem, sf, readers, hints, out)
 		if err != nil {
 			return err
 		}
@@ -146,7 +172,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	return nil
 }
 
-func (s *Source) runFile(ctx context.Context, sf scanFile, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
+func (s *Source) runFile(ctx context.Context, mem memory.Allocator, sf scanFile, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
 	path := sf.fi.path
 	osf, pf, err := openFile(path)
 	if err != nil {
@@ -183,7 +209,7 @@ func (s *Source) runFile(ctx context.Context, sf scanFile, readers []colReader, 
 				return false, err
 			}
 			k := min(s.batchSize, n-done)
-			rec, err := s.readBatch(readers, hints, k, path, g)
+			rec, err := s.readBatch(mem, readers, hints, k, path, g)
 			if err != nil {
 				return false, err
 			}
@@ -211,7 +237,7 @@ func (s *Source) runFile(ctx context.Context, sf scanFile, readers []colReader, 
 // readBatch reads the next k rows of every column. A panic inside
 // parquet-go (corrupt pages) becomes an error naming the file, column and
 // row group, and frees what the batch had allocated.
-func (s *Source) readBatch(readers []colReader, hints []int, k int, path string, g int) (rec arrow.RecordBatch, err error) {
+func (s *Source) readBatch(mem memory.Allocator, readers []colReader, hints []int, k int, path string, g int) (rec arrow.RecordBatch, err error) {
 	outs := make([]outCol, len(readers))
 	cols := make([]arrow.Array, 0, len(readers))
 	cur := -1
@@ -236,7 +262,7 @@ func (s *Source) readBatch(readers []colReader, hints []int, k int, path string,
 	for i := range readers {
 		cur = i
 		f := s.schema.Field(i)
-		outs[i].init(s.mem, f.Type, k, readers[i].b.maxDef > 0, hints[i]+hints[i]/8)
+		outs[i].init(mem, f.Type, k, readers[i].b.maxDef > 0, hints[i]+hints[i]/8)
 		if err := readers[i].fill(&outs[i], 0, k); err != nil {
 			return nil, err
 		}

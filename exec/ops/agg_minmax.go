@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -111,6 +113,37 @@ func (m *minMaxAcc) putDec(g int32, v decimal128.Num) {
 	}
 }
 
+// minMaxStrings updates the groups from a string column. It reads the
+// values straight from the offsets (String.Value per row showed in the
+// full-scan profile) and rejects most values on their first byte, so the
+// full comparison runs only on ties there; a kept value is cloned, since
+// it aliases the batch.
+func (m *minMaxAcc) minMaxStrings(a *array.String, ids []int32, nulls bool) {
+	offs := a.ValueOffsets() // absolute positions in the data buffer
+	var data []byte
+	if b := a.Data().Buffers()[2]; b != nil {
+		data = b.Bytes() // not ValueBytes: it starts at the slice's first value
+	}
+	for i, g := range ids {
+		if g < 0 || (nulls && a.IsNull(i)) {
+			continue
+		}
+		v := data[offs[i]:offs[i+1]]
+		if m.set[g] {
+			cur := m.strs[g]
+			if len(v) > 0 && len(cur) > 0 && v[0] != cur[0] {
+				if (v[0] > cur[0]) != m.max {
+					continue
+				}
+			} else if !m.better(bytes.Compare(v, unsafe.Slice(unsafe.StringData(cur), len(cur)))) {
+				continue
+			}
+		}
+		m.strs[g] = string(v)
+		m.set[g] = true
+	}
+}
+
 func minMaxInts[T int32 | int64](m *minMaxAcc, vals []T, arr arrow.Array, ids []int32) {
 	nulls := arr.NullN() > 0
 	for i, g := range ids {
@@ -154,11 +187,7 @@ func (m *minMaxAcc) updateColumnar(arr arrow.Array, ids []int32) error {
 			}
 		}
 	case *array.String:
-		for i, g := range ids {
-			if g >= 0 && (!nulls || arr.IsValid(i)) {
-				m.putString(g, a.Value(i))
-			}
-		}
+		m.minMaxStrings(a, ids, nulls)
 	case *array.Decimal128:
 		for i, g := range ids {
 			if g >= 0 && (!nulls || arr.IsValid(i)) {

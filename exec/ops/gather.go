@@ -123,7 +123,10 @@ func gatherBool(mem memory.Allocator, arr arrow.Array, idx []int32) arrow.Array 
 }
 
 // gatherBinary copies offsets and bytes of utf8 / binary arrays (32-bit
-// offsets); both share one layout.
+// offsets); both share one layout. Consecutive source rows (a filter that
+// keeps most rows gives long runs of them) are copied as one block, with
+// their offsets rebased in one tight loop: a copy per value was most of a
+// selective filter's cost over short strings.
 func gatherBinary(mem memory.Allocator, arr arrow.Array, idx []int32) arrow.Array {
 	data := arr.Data()
 	offs := arrow.GetOffsets[int32](data, 1)
@@ -144,11 +147,31 @@ func gatherBinary(mem memory.Allocator, arr arrow.Array, idx []int32) arrow.Arra
 	valBuf.Resize(total)
 	dst := valBuf.Bytes()
 	pos := int32(0)
-	for k, i := range idx {
-		dstOffs[k] = pos
-		if i >= 0 {
-			pos += int32(copy(dst[pos:], bytes[offs[i]:offs[i+1]]))
+	for k := 0; k < len(idx); {
+		i := idx[k]
+		if i < 0 {
+			dstOffs[k] = pos
+			k++
+			continue
 		}
+		if k+1 == len(idx) || idx[k+1] != i+1 { // a lone row (a join's picks, a sparse filter)
+			dstOffs[k] = pos
+			pos += int32(copy(dst[pos:], bytes[offs[i]:offs[i+1]]))
+			k++
+			continue
+		}
+		// The run idx[k:e] names rows i, i+1, ...
+		e := k + 2
+		for e < len(idx) && idx[e] == i+int32(e-k) {
+			e++
+		}
+		last := i + int32(e-k)
+		base := pos - offs[i]
+		for j, o := range offs[i:last] {
+			dstOffs[k+j] = o + base
+		}
+		pos += int32(copy(dst[pos:], bytes[offs[i]:offs[last]]))
+		k = e
 	}
 	dstOffs[len(idx)] = pos
 	valid, nulls := gatherValidity(mem, arr, idx)

@@ -131,3 +131,61 @@ func TestGatherMatchesRows(t *testing.T) {
 		many.Release()
 	}
 }
+
+// TestGatherRuns: indexes as a filter makes them (ascending runs of
+// consecutive rows with gaps), with NULL picks (-1) and repeated rows
+// between the runs, from a sliced array too: gatherBinary copies a run as
+// one block and rebases its offsets, and every cell must still match.
+func TestGatherRuns(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	full := gatherTypes(t, mem, 600, 3)
+	defer full.Release()
+	rng := rand.New(rand.NewSource(11))
+	for _, rec := range []arrow.RecordBatch{full, full.NewSlice(37, 580)} {
+		rows := exec.DecodeRows(rec)
+		n := int(rec.NumRows())
+		var idx []int32
+		for i := 0; i < n; {
+			switch rng.Intn(6) {
+			case 0:
+				idx = append(idx, -1)
+			case 1:
+				idx = append(idx, int32(i), int32(i)) // a repeat is not a run
+				i++
+			default:
+				run := 1 + rng.Intn(40)
+				for j := 0; j < run && i < n; j++ {
+					idx = append(idx, int32(i))
+					i++
+				}
+				i += rng.Intn(3) // a gap
+			}
+		}
+		idx = append(idx, int32(n-1), 0, 1, 2) // a run may also start over
+		for c := 0; c < int(rec.NumCols()); c++ {
+			got, err := gather(mem, rec.Column(c), idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, i := range idx {
+				var want any
+				if i >= 0 {
+					want = rows[i][c]
+				}
+				if g := exec.Value(got, k); fmt.Sprint(g) != fmt.Sprint(want) {
+					t.Fatalf("%s[%d] (row %d): %v, want %v", rec.Schema().Field(c).Name, k, i, g, want)
+				}
+			}
+			if v, ok := got.(interface{ ValidateFull() error }); ok {
+				if err := v.ValidateFull(); err != nil {
+					t.Fatalf("%s: %v", rec.Schema().Field(c).Name, err)
+				}
+			}
+			got.Release()
+		}
+		if rec != full {
+			rec.Release()
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // benchRecord is the benchmark's batch: (k BIGINT, v BIGINT, f DOUBLE,
@@ -50,7 +51,7 @@ func BenchmarkSplit(b *testing.B) {
 	defer rec.Release()
 	for _, targets := range []int{2, 4, 8, 16} {
 		b.Run(fmt.Sprintf("targets=%d", targets), func(b *testing.B) {
-			r := NewRecycler(memory.NewGoAllocator(), RecycleLimit)
+			r := recycle.New(memory.NewGoAllocator(), RecycleLimit)
 			defer r.Close()
 			benchSplit(b, r, rec, targets)
 		})

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // CoalesceRows is the sub-batch size under which the exchange holds a
@@ -29,8 +29,8 @@ const CoalesceRows = 1024
 // flushes them first, so nothing is held across a watermark.
 type Exchange struct {
 	keyCols []int
-	mem     memory.Allocator // allocates sub-batches: the caller's, or a Recycler over it
-	recycle *Recycler
+	mem     memory.Allocator // allocates sub-batches: the caller's, or a recycle.Allocator over it
+	recycle *recycle.Allocator
 	scratch Scratch
 	pend    []pending // per target
 	stopped []bool    // targets that answered ErrStop: their rows are dropped
@@ -68,7 +68,7 @@ const maxHeldSegments = 16
 const RecycleLimit = 8 << 20
 
 // NewExchange returns an exchange hashing the key columns keyCols. It
-// allocates its sub-batches from a Recycler over mem holding at most
+// allocates its sub-batches from a recycle.Allocator over mem holding at most
 // RecycleLimit bytes: that is most of the split's speed (BenchmarkSplit vs
 // BenchmarkSplitGoAlloc). Recycling is safe for the operators downstream of
 // an exchange because none of them reads Arrow memory it has released or
@@ -80,36 +80,29 @@ const RecycleLimit = 8 << 20
 // the A/B switch back to allocating every sub-batch from mem.
 func NewExchange(keyCols []int, mem memory.Allocator) *Exchange {
 	e := &Exchange{keyCols: append([]int(nil), keyCols...), mem: mem}
-	switch os.Getenv("CLINK_SHUFFLE_RECYCLE") {
-	case "off":
-	case "poison":
-		e.Recycle(RecycleLimit)
-		e.recycle.poison = true
-	default:
-		e.Recycle(RecycleLimit)
+	if r := recycle.FromEnv("CLINK_SHUFFLE_RECYCLE", mem, RecycleLimit); r != nil {
+		e.recycle, e.mem = r, r
 	}
 	return e
 }
 
 // Recycle sets how many bytes of released blocks the exchange keeps for
-// reuse (see Recycler for what it saves and what it demands of consumers);
+// reuse (see recycle.Allocator for what it saves and what it demands of consumers);
 // limit <= 0 turns recycling off: every sub-batch is fresh memory from the
 // exchange's allocator. Call it before the run.
 func (e *Exchange) Recycle(limit int) {
 	if e.recycle != nil {
 		if limit > 0 {
-			e.recycle.mu.Lock()
-			e.recycle.limit = limit
-			e.recycle.mu.Unlock()
+			e.recycle.SetLimit(limit)
 			return
 		}
-		e.mem = e.recycle.mem
+		e.mem = e.recycle.Base()
 		e.recycle.Close()
 		e.recycle = nil
 		return
 	}
 	if limit > 0 {
-		e.recycle = NewRecycler(e.mem, limit)
+		e.recycle = recycle.New(e.mem, limit)
 		e.mem = e.recycle
 	}
 }

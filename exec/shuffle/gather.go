@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // The split's gather builds one target's sub-record, from one input record
@@ -21,7 +23,7 @@ import (
 // cost (BenchmarkSplit vs BenchmarkSplitRecycled), and each target needs its
 // own output memory. Each sub-record owns only its own block, so a
 // sub-batch kept downstream pins nothing else. Every byte of a buffer is
-// written (bitmaps a byte at a time), so a Recycler's unzeroed blocks are
+// written (bitmaps a byte at a time), so a recycle.Allocator's unzeroed blocks are
 // fine.
 
 // colPlan is how one column is gathered and where its buffers sit in the
@@ -368,14 +370,14 @@ func takeSegments(mem memory.Allocator, segs []segment, c int) (arrow.Array, err
 		}
 		parts[i] = a
 	}
-	return array.Concatenate(parts, zeroing(mem))
+	return array.Concatenate(parts, recycle.Zeroing(mem))
 }
 
 // takeColumn is the general path (dictionary, nested, large types): Arrow's
-// Take kernel. The kernel relies on fresh allocations being zeroed, which a
-// Recycler's are not, so it allocates from the recycler's own allocator.
+// Take kernel. The kernel relies on fresh allocations being zeroed, which
+// a recycle.Allocator's are not, so it allocates from the one under it.
 func takeColumn(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, error) {
-	mem = zeroing(mem)
+	mem = recycle.Zeroing(mem)
 	ib := array.NewInt32Builder(mem)
 	defer ib.Release()
 	ib.AppendValues(idx, nil)

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // TestSplitRecycledMatchesReference: recycled blocks are not zeroed, so a
@@ -18,7 +16,7 @@ import (
 // Batches with and without nulls alternate so bitmaps come and go.
 func TestSplitRecycledMatchesReference(t *testing.T) {
 	base := newMem(t)
-	r := NewRecycler(base, 8<<20)
+	r := recycle.New(base, 8<<20)
 	rng := rand.New(rand.NewPCG(21, 22))
 	var sc Scratch
 	for i := range 40 {
@@ -33,39 +31,10 @@ func TestSplitRecycledMatchesReference(t *testing.T) {
 		}
 		rec.Release()
 	}
-	if r.held == 0 {
+	if r.Held() == 0 {
 		t.Fatal("nothing was recycled")
 	}
 	r.Close()
-}
-
-func TestRecyclerReusesAndBounds(t *testing.T) {
-	base := newMem(t)
-	r := NewRecycler(base, 4096)
-	a := r.Allocate(1000)
-	if len(a) != 1000 || cap(a) != 1024 {
-		t.Fatalf("len %d cap %d", len(a), cap(a))
-	}
-	a[0] = 7
-	r.Free(a)
-	b := r.Allocate(900)
-	if &b[0] != &a[0] {
-		t.Fatal("a freed block of the same class was not reused")
-	}
-	big := r.Allocate(8000) // over the limit once freed: goes back to base
-	r.Free(big)
-	if r.held != 0 {
-		t.Fatalf("held %d bytes over a 4096-byte limit", r.held)
-	}
-	huge := r.Allocate(1<<maxClass + 1) // past the classes: straight from base
-	r.Free(huge)
-	r.Free(b)
-	r.Close()
-	c := r.Allocate(100) // after Close: still works, nothing kept
-	r.Free(c)
-	if r.held != 0 {
-		t.Fatal("a closed recycler kept a block")
-	}
 }
 
 // TestExchangeRecycled: recycling is the default, and split and coalesced
@@ -79,7 +48,7 @@ func TestExchangeRecycled(t *testing.T) {
 			if got := ex.recycle != nil; got != (mode != "off") {
 				t.Fatalf("recycling %v in mode %q", got, mode)
 			}
-			if mode == "poison" && !ex.recycle.poison {
+			if mode == "poison" && !ex.recycle.Poisoned() {
 				t.Fatal("poison mode did not poison")
 			}
 			exchangeRoundTrip(t, ex)
@@ -111,43 +80,13 @@ func exchangeRoundTrip(t *testing.T, ex *Exchange) {
 	checkRouting(t, o, []int{1, 7}, input)
 }
 
-// TestRecyclerPoison: poison mode fills what it hands out and what it keeps,
-// so a string still aliasing a released batch reads 0xFF bytes: the
-// mistake recycling punishes (and the Go allocator forgives) becomes
-// visible at once in any test.
-func TestRecyclerPoison(t *testing.T) {
-	r := NewRecycler(newMem(t), 1<<20)
-	r.poison = true
-	defer r.Close()
-	a := r.Allocate(100)
-	for i, c := range a {
-		if c != 0xFF {
-			t.Fatalf("byte %d of a poisoned allocation is %#x", i, c)
-		}
-	}
-	r.Free(a)
-
-	b := array.NewStringBuilder(r)
-	b.Append("auction-42")
-	arr := b.NewStringArray()
-	b.Release()
-	alias := arr.Value(0) // no copy: points into the array's data buffer
-	arr.Release()
-	if alias == "auction-42" {
-		t.Fatal("a string aliasing a released block still reads its old bytes: poison would miss a use after release")
-	}
-	if alias != strings.Repeat("\xff", len("auction-42")) {
-		t.Fatalf("aliased string after release: %q", alias)
-	}
-}
-
 // TestSplitPoisonedMatchesReference: with every block 0xFF before the
 // gather writes it, any byte of a buffer the gather leaves unwritten (the
 // tail bits of a bitmap, an offset) shows as a wrong value.
 func TestSplitPoisonedMatchesReference(t *testing.T) {
 	base := newMem(t)
-	r := NewRecycler(base, 8<<20)
-	r.poison = true
+	r := recycle.New(base, 8<<20)
+	r.SetPoison(true)
 	defer r.Close()
 	rng := rand.New(rand.NewPCG(5, 6))
 	var sc Scratch
@@ -209,9 +148,7 @@ func TestExchangeRecycledKeptBatches(t *testing.T) {
 	if err := ex.Finish(t.Context(), 0, k); err != nil {
 		t.Fatal(err)
 	}
-	ex.recycle.mu.Lock()
-	held := ex.recycle.held
-	ex.recycle.mu.Unlock()
+	held := ex.recycle.Held()
 	if held == 0 {
 		t.Fatal("nothing was recycled: the test does not exercise reuse")
 	}
