@@ -78,6 +78,16 @@ class NotebookTests(unittest.TestCase):
         self.assertIn("<table", live[0]["data"]["text/html"])
         self.assertIn("50 rows", outputs(nb.cells[2])[0]["data"]["text/plain"])
         self.assertIn("10 rows", outputs(nb.cells[3])[0]["data"]["text/plain"])
+        # An outer join of two streams and a continuous top-n: changelogs,
+        # shown applied (the live table has no row-kind column).
+        for cell in (nb.cells[5], nb.cells[6]):
+            live = outputs(cell)
+            self.assertEqual([o["output_type"] for o in live], ["display_data"], cell.source)
+            self.assertIn("stopped at duration=3s", live[0]["data"]["text/plain"])
+            self.assertNotIn("+I", live[0]["data"]["text/plain"])
+        top = outputs(nb.cells[6])[0]["data"]["text/html"]
+        self.assertEqual(top.count("<tr>") - 1, 5, top)  # the header row, then the top 5
+        self.assertIn("5 rows after", top)
         explain = "\n".join(texts(nb)[-1:])
         self.assertIn("Scan", explain)
         self.assertIn("rows", explain.lower())
