@@ -205,8 +205,12 @@ func setSourceEventTime(x *WatermarkAssign, in *Stage, mem memory.Allocator) {
 		div = 1000
 	}
 	micros := func(v arrow.Timestamp) int64 {
-		if div > 1 {
-			return int64(v) / div
+		if div > 1 { // floored, as the assigner does: never ahead of the record
+			q := int64(v) / div
+			if int64(v)%div < 0 {
+				q--
+			}
+			return q
 		}
 		return int64(v) * mul
 	}

@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -431,7 +430,7 @@ func (j *StreamJoin) find(s int, in joinInput, i, g int32) int32 {
 	for ; e >= 0; e = side.next(e) {
 		same := true
 		for _, c := range j.valCols[s] {
-			if !sameValue(side.value(e, c), in.value(i, c)) {
+			if !identical(side.value(e, c), in.value(i, c)) {
 				same = false
 				break
 			}
@@ -441,18 +440,4 @@ func (j *StreamJoin) find(s int, in joinInput, i, g int32) int32 {
 		}
 	}
 	return -1
-}
-
-// sameValue is value equality for a retraction's row: NaN equals NaN (the
-// row retracted is the row emitted, bit for bit).
-func sameValue(a, b any) bool {
-	switch x := a.(type) {
-	case float64:
-		y, ok := b.(float64)
-		return ok && (x == y || (x != x && y != y))
-	case float32:
-		y, ok := b.(float32)
-		return ok && (x == y || (x != x && y != y))
-	}
-	return reflect.DeepEqual(a, b)
 }

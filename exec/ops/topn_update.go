@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -58,7 +57,7 @@ func NewUpdatingTopN(keys []SortKey, limit, offset int64, out *arrow.Schema) *Up
 		t.err = fmt.Errorf("updating top-n: the last output column must be the VARCHAR row kind")
 	case limit < 0 || offset < 0:
 		t.err = fmt.Errorf("updating top-n: LIMIT %d OFFSET %d: both must be non-negative", limit, offset)
-	case limit+offset > 1<<24:
+	case limit > 1<<24 || offset > 1<<24 || limit+offset > 1<<24:
 		// Kept in memory and shifted on insertion: a bound on what a
 		// continuously maintained result can hold.
 		t.err = fmt.Errorf("updating top-n: LIMIT %d OFFSET %d over an unbounded input keeps too many rows (at most %d)", limit, offset, 1<<24)
@@ -211,7 +210,7 @@ func (t *UpdatingTopN) cancelIdentical() {
 		}
 		for a := i; a < ie; a++ {
 			for b := j; b < je; b++ {
-				if t.entered[b].row != nil && reflect.DeepEqual(t.left[a].row, t.entered[b].row) {
+				if t.entered[b].row != nil && identicalRows(t.left[a].row, t.entered[b].row) {
 					t.left[a].row, t.entered[b].row = nil, nil
 					break
 				}

@@ -147,7 +147,9 @@ func (r *Allocator) Reallocate(size int, b []byte) []byte {
 func (r *Allocator) Free(b []byte) {
 	c := sizeClass(cap(b))
 	if cap(b) < 1<<minClass || c > maxClass || cap(b) != 1<<c {
-		r.mem.Free(b) // not one of our class blocks
+		// Not one of our class blocks: back to mem whole, as it allocated
+		// it (Reallocate may have shortened it in place).
+		r.mem.Free(b[:cap(b)])
 		return
 	}
 	b = b[:cap(b)] // the whole block, as mem allocated it
