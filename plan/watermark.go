@@ -191,29 +191,11 @@ func setSourceEventTime(x *WatermarkAssign, in *Stage, mem memory.Allocator) {
 		}
 		st = st.Children[0]
 	}
-	ts, ok := e.Type().(*arrow.TimestampType)
-	if !ok {
-		return
+	conv, err := ops.MicrosOf(e.Type())
+	if err != nil {
+		return // the binder already requires a TIMESTAMP column
 	}
-	mul, div := int64(1), int64(1)
-	switch ts.Unit {
-	case arrow.Second:
-		mul = 1_000_000
-	case arrow.Millisecond:
-		mul = 1000
-	case arrow.Nanosecond:
-		div = 1000
-	}
-	micros := func(v arrow.Timestamp) int64 {
-		if div > 1 { // floored, as the assigner does: never ahead of the record
-			q := int64(v) / div
-			if int64(v)%div < 0 {
-				q--
-			}
-			return q
-		}
-		return int64(v) * mul
-	}
+	micros := func(v arrow.Timestamp) int64 { return conv(int64(v)) }
 	var mu sync.Mutex // the partitions decode concurrently
 	f := func(b *exec.Batch) (int64, bool, error) {
 		mu.Lock()

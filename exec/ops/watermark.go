@@ -91,6 +91,17 @@ func tsScale(t arrow.DataType) (mul, div int64, err error) {
 	}
 }
 
+// MicrosOf returns the conversion of t's TIMESTAMP values to event-time
+// microseconds (floored, as every event-time operator reads them), for
+// those outside this package that keep an event-time clock.
+func MicrosOf(t arrow.DataType) (func(v int64) int64, error) {
+	mul, div, err := tsScale(t)
+	if err != nil {
+		return nil, err
+	}
+	return func(v int64) int64 { return toMicros(v, mul, div) }, nil
+}
+
 // toMicros converts a timestamp of the given scale to microseconds.
 func toMicros(v, mul, div int64) int64 {
 	if div != 1 {
