@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,23 +14,11 @@ import (
 // screen, the counts read off the screen grow between two captures), and
 // Ctrl-C brings the prompt back with the last table still shown.
 func TestLiveTableTerminal(t *testing.T) {
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Fatal("this test drives the shell on a pseudo-terminal through tmux: install tmux (Debian: apt-get install tmux)")
-	}
 	bin := clinkshBinary(t)
 	dir := t.TempDir()
-	sock := filepath.Join(dir, "tmux.sock")
-	run := func(args ...string) string {
-		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %q: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	run("new-session", "-d", "-x", "120", "-y", "30",
+	term := startTmux(t, 120, 30,
 		"CLINK_HISTORY="+filepath.Join(dir, "hist")+" "+bin+"; sleep 60")
-	defer exec.Command(tmux, "-S", sock, "kill-server").Run()
+	run, send := term.run, term.send
 
 	// screen is what the pane shows now (no scrollback).
 	screen := func() string { return run("capture-pane", "-p") }
@@ -50,13 +37,6 @@ func TestLiveTableTerminal(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-	}
-	send := func(text string) {
-		if strings.HasSuffix(text, ";") {
-			text = text[:len(text)-1] + `\;`
-		}
-		run("send-keys", "-l", text)
-		run("send-keys", "Enter")
 	}
 	google := regexp.MustCompile(`(?m)^\| Google +\| +(\d+) \|$`)
 	// googleCount is the count on the Google row of the table on screen

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,25 +16,13 @@ import (
 // one proves the terminal wiring (raw mode at the prompt, SIGINT while a
 // query runs).
 func TestInteractiveTerminal(t *testing.T) {
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Fatal("this test drives the shell on a pseudo-terminal through tmux: install tmux (Debian: apt-get install tmux)")
-	}
 	bin := clinkshBinary(t)
 	dir := t.TempDir()
-	sock := filepath.Join(dir, "tmux.sock")
 	hist := filepath.Join(dir, "hist")
 	rcFile := filepath.Join(dir, "rc")
-	run := func(args ...string) string {
-		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %q: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	run("new-session", "-d", "-x", "160", "-y", "50",
+	term := startTmux(t, 160, 50,
 		"CLINK_HISTORY="+hist+" "+bin+"; echo $? > "+rcFile+"; sleep 60")
-	defer exec.Command(tmux, "-S", sock, "kill-server").Run()
+	run, send := term.run, term.send
 
 	pane := func() string { return run("capture-pane", "-p", "-S", "-5000") }
 	// waitFor waits until the pane shows what at least n times. The
@@ -53,14 +40,6 @@ func TestInteractiveTerminal(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-	}
-	send := func(text string) {
-		// tmux reads a trailing ';' in an argument as a command separator.
-		if strings.HasSuffix(text, ";") {
-			text = text[:len(text)-1] + `\;`
-		}
-		run("send-keys", "-l", text)
-		run("send-keys", "Enter")
 	}
 
 	waitFor(strings.TrimSpace(prompt), 1)
