@@ -46,6 +46,11 @@ func (c *ColRef) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arro
 		return nil, fmt.Errorf("column %s (#%d) is outside a record of %d columns", c, c.Index, rec.NumCols())
 	}
 	a := rec.Column(c.Index)
+	if a.DataType().ID() == arrow.DICTIONARY && c.T.ID() != arrow.DICTIONARY {
+		// A dictionary-encoded VARCHAR (the planner sends those to GROUP BY
+		// keys, which read codes): the kernels read plain values.
+		return exec.PlainArray(mem, a)
+	}
 	a.Retain()
 	return a, nil
 }

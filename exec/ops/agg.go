@@ -134,6 +134,22 @@ func (h *HashAggregate) Capabilities() exec.Capabilities {
 // SetColumnarOutput implements exec.ColumnarOutputSetter.
 func (h *HashAggregate) SetColumnarOutput(on bool) { h.columnarOut = on }
 
+// GroupCols are the input columns of the group key, and ValueCols those
+// the aggregates read: the planner sends dictionary-encoded VARCHARs only
+// to columns that are keys and nothing else.
+func (h *HashAggregate) GroupCols() []int { return h.groupCols }
+
+// ValueCols: see GroupCols.
+func (h *HashAggregate) ValueCols() []int {
+	var cols []int
+	for _, s := range h.aggs {
+		if s.Func != "count_star" {
+			cols = append(cols, s.Col)
+		}
+	}
+	return cols
+}
+
 // Groups is the number of groups so far, for EXPLAIN ANALYZE.
 func (h *HashAggregate) Groups() int { return h.ngroups }
 
@@ -150,7 +166,7 @@ func (h *HashAggregate) bind(in *arrow.Schema) error {
 			return h.err
 		}
 		types[i] = in.Field(c).Type
-		if !arrow.TypeEqual(types[i], h.out.Field(i).Type) {
+		if !exec.SameColumnType(types[i], h.out.Field(i).Type) {
 			h.err = fmt.Errorf("aggregate: group column %q is %s, output column %q is %s",
 				in.Field(c).Name, types[i], h.out.Field(i).Name, h.out.Field(i).Type)
 			return h.err
@@ -167,7 +183,7 @@ func (h *HashAggregate) bind(in *arrow.Schema) error {
 			h.err = fmt.Errorf("aggregate %s: input column %d out of range (input has %d columns)", s, s.Col, in.NumFields())
 			return h.err
 		}
-		if err := h.accs[i].bind(in.Field(s.Col).Type); err != nil {
+		if err := h.accs[i].bind(exec.PlainType(in.Field(s.Col).Type)); err != nil {
 			h.err = fmt.Errorf("aggregate %s over column %q: %w", s, in.Field(s.Col).Name, err)
 			return h.err
 		}
@@ -272,8 +288,13 @@ func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch,
 			}
 			continue
 		}
-		col := rec.Column(h.aggs[i].Col)
-		if err := a.updateColumnar(col, h.ids); err != nil {
+		col, err := exec.PlainArray(h.mem, rec.Column(h.aggs[i].Col))
+		if err != nil {
+			return true, fmt.Errorf("aggregate %s: %w", h.aggs[i], err)
+		}
+		err = a.updateColumnar(col, h.ids)
+		col.Release()
+		if err != nil {
 			// State may be partly updated: the query fails, so no replay.
 			return true, fmt.Errorf("aggregate %s: %w", h.aggs[i], err)
 		}
@@ -353,6 +374,7 @@ func (h *HashAggregate) Close() {
 		b.Release()
 	}
 	h.keyBld = nil
+	h.keys.release()
 }
 
 // appendFromArr appends arr[i] to a builder of the same type, without
@@ -369,9 +391,15 @@ func appendFromArr(b array.Builder, arr arrow.Array, i int) {
 			return
 		}
 	case *array.StringBuilder:
-		if a, ok := arr.(*array.String); ok {
+		switch a := arr.(type) {
+		case *array.String:
 			bb.Append(a.Value(i))
 			return
+		case *array.Dictionary:
+			if vals, ok := a.Dictionary().(*array.String); ok && !vals.IsNull(a.GetValueIndex(i)) {
+				bb.Append(vals.Value(a.GetValueIndex(i)))
+				return
+			}
 		}
 	case *array.Int32Builder:
 		if a, ok := arr.(*array.Int32); ok {

@@ -32,9 +32,7 @@ func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, er
 	case arrow.STRING, arrow.BINARY:
 		return gatherBinary(mem, arr, idx), nil
 	case arrow.DICTIONARY:
-		// A dictionary type is fixed width (its indices) but the array has
-		// a dictionary child the fixed-width copy would drop.
-		return gatherTake(mem, arr, idx)
+		return gatherDict(mem, arr.(*array.Dictionary), idx)
 	case arrow.STRUCT:
 		return gatherStruct(mem, arr.(*array.Struct), idx)
 	}
@@ -89,6 +87,13 @@ func gatherValidity(mem memory.Allocator, arr arrow.Array, idx []int32) (*memory
 }
 
 func gatherFixed[T uint8 | uint16 | uint32 | uint64 | decimal128.Num](mem memory.Allocator, arr arrow.Array, idx []int32) arrow.Array {
+	bufs, nulls := gatherFixedBufs[T](mem, arr, idx)
+	return finishData(arr.DataType(), len(idx), bufs, nulls)
+}
+
+// gatherFixedBufs gathers the validity and value buffers of a fixed-width
+// array (one reference each, for the caller to hand over).
+func gatherFixedBufs[T uint8 | uint16 | uint32 | uint64 | decimal128.Num](mem memory.Allocator, arr arrow.Array, idx []int32) ([]*memory.Buffer, int) {
 	var zero T
 	src := arrow.GetValues[T](arr.Data(), 1)
 	vals := memory.NewResizableBuffer(mem)
@@ -102,7 +107,38 @@ func gatherFixed[T uint8 | uint16 | uint32 | uint64 | decimal128.Num](mem memory
 		}
 	}
 	valid, nulls := gatherValidity(mem, arr, idx)
-	return finishData(arr.DataType(), len(idx), []*memory.Buffer{valid, vals}, nulls)
+	return []*memory.Buffer{valid, vals}, nulls
+}
+
+// gatherDict gathers a dictionary array's codes and shares its dictionary:
+// a filter over a dictionary-encoded VARCHAR copies four bytes a row, and
+// the aggregate behind it recognises the same dictionary batch after batch
+// (keyIndex keys its per-dictionary ids on the dictionary's data).
+func gatherDict(mem memory.Allocator, arr *array.Dictionary, idx []int32) (arrow.Array, error) {
+	dt := arr.DataType().(*arrow.DictionaryType)
+	var bufs []*memory.Buffer
+	var nulls int
+	switch dt.IndexType.(arrow.FixedWidthDataType).BitWidth() {
+	case 8:
+		bufs, nulls = gatherFixedBufs[uint8](mem, arr, idx)
+	case 16:
+		bufs, nulls = gatherFixedBufs[uint16](mem, arr, idx)
+	case 32:
+		bufs, nulls = gatherFixedBufs[uint32](mem, arr, idx)
+	case 64:
+		bufs, nulls = gatherFixedBufs[uint64](mem, arr, idx)
+	default:
+		return gatherTake(mem, arr, idx)
+	}
+	dict, _ := arr.Data().Dictionary().(*array.Data)
+	d := array.NewDataWithDictionary(dt, len(idx), bufs, nulls, 0, dict)
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+	defer d.Release()
+	return array.MakeFromData(d), nil
 }
 
 func gatherBool(mem memory.Allocator, arr arrow.Array, idx []int32) arrow.Array {

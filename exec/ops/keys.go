@@ -26,7 +26,7 @@ const (
 
 func chooseKeyKind(types []arrow.DataType) keyKind {
 	if len(types) == 1 {
-		switch types[0].ID() {
+		switch exec.PlainType(types[0]).ID() {
 		case arrow.INT64:
 			return keyInt64
 		case arrow.STRING:
@@ -51,6 +51,12 @@ type keyIndex struct {
 	nullID   int32
 	n        int32
 	buf      []byte
+
+	// The last dictionary seen in a dictionary-encoded VARCHAR key column
+	// (retained, so its memory cannot come back as another dictionary) and
+	// each entry's id, -1 until looked up.
+	dict    arrow.ArrayData
+	dictIDs []int32
 }
 
 func newKeyIndex(kind keyKind, nullKeys bool) *keyIndex {
@@ -103,6 +109,9 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 			ids = append(ids, id)
 		}
 	case keyString:
+		if d, ok := cols[0].(*array.Dictionary); ok {
+			return k.idsDict(d, n, insert, ids, onNew)
+		}
 		a, ok := cols[0].(*array.String)
 		if !ok {
 			return nil, fmt.Errorf("key column is %s, expected VARCHAR", cols[0].DataType())
@@ -148,6 +157,83 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 		}
 	}
 	return ids, nil
+}
+
+// idsDict is idsColumnar's VARCHAR case for a dictionary-encoded column:
+// the string table is consulted once per dictionary entry a row uses, not
+// once per row, and ids are remembered per dictionary across batches (a
+// Parquet scan shares one dictionary across a column chunk's batches).
+func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32, onNew func(row int)) ([]int32, error) {
+	vals, ok := a.Dictionary().(*array.String)
+	if !ok {
+		return nil, fmt.Errorf("key column is %s, expected VARCHAR", a.DataType())
+	}
+	if d := a.Data().Dictionary(); d != k.dict {
+		if k.dict != nil {
+			k.dict.Release()
+		}
+		d.Retain()
+		k.dict = d
+		k.dictIDs = growTo(k.dictIDs[:0], vals.Len())
+		for i := range k.dictIDs {
+			k.dictIDs[i] = -1
+		}
+	}
+	memo := k.dictIDs
+	codes, fast := a.Indices().(*array.Int32)
+	var raw []int32
+	if fast {
+		raw = codes.Int32Values()
+	}
+	nulls := a.NullN() > 0
+	for i := 0; i < n; i++ {
+		if nulls && a.IsNull(i) {
+			ids = append(ids, k.null(insert, onNew, i))
+			continue
+		}
+		var c int
+		if fast {
+			c = int(raw[i])
+		} else {
+			c = a.GetValueIndex(i)
+		}
+		if uint(c) >= uint(len(memo)) {
+			return nil, fmt.Errorf("dictionary code %d out of range (dictionary has %d values)", c, len(memo))
+		}
+		if id := memo[c]; id >= 0 {
+			ids = append(ids, id)
+			continue
+		}
+		if vals.IsNull(c) {
+			ids = append(ids, k.null(insert, onNew, i))
+			continue
+		}
+		v := vals.Value(c)
+		id, found := k.strs[v]
+		if !found {
+			if !insert {
+				ids = append(ids, -1)
+				continue
+			}
+			id = k.n
+			k.n++
+			k.strs[strings.Clone(v)] = id
+			if onNew != nil {
+				onNew(i)
+			}
+		}
+		memo[c] = id
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// release lets go of the remembered dictionary.
+func (k *keyIndex) release() {
+	if k != nil && k.dict != nil {
+		k.dict.Release()
+		k.dict, k.dictIDs = nil, nil
+	}
 }
 
 func (k *keyIndex) null(insert bool, onNew func(int), row int) int32 {
@@ -309,6 +395,16 @@ func appendKeyArr(buf []byte, arr arrow.Array, i int) ([]byte, bool) {
 		s := a.Value(i)
 		buf = binary.AppendUvarint(append(buf, tagString), uint64(len(s)))
 		return append(buf, s...), false
+	case *array.Dictionary:
+		if vals, ok := a.Dictionary().(*array.String); ok {
+			j := a.GetValueIndex(i)
+			if vals.IsNull(j) {
+				return append(buf, tagNull), true
+			}
+			s := vals.Value(j)
+			buf = binary.AppendUvarint(append(buf, tagString), uint64(len(s)))
+			return append(buf, s...), false
+		}
 	case *array.Float64:
 		return binary.LittleEndian.AppendUint64(append(buf, tagFloat64), math.Float64bits(normF64(a.Value(i)))), false
 	case *array.Timestamp:

@@ -27,6 +27,9 @@ type Project struct {
 	out   *arrow.Schema
 	mem   memory.Allocator
 	err   error
+	// dictOut is out with the dictionary-encoded columns of the last batch
+	// that had any (passed through by reference; see exec.PlainType).
+	dictOut *arrow.Schema
 }
 
 // NewProject returns a projection of exprs into the columns of out.
@@ -79,6 +82,7 @@ func (p *Project) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out
 	}
 	rec := b.Record()
 	cols := make([]arrow.Array, len(p.exprs))
+	dict := false
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -100,11 +104,43 @@ func (p *Project) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out
 		}
 		cols[c] = a
 		if want := p.out.Field(c).Type; !arrow.TypeEqual(a.DataType(), want) {
-			return false, fmt.Errorf("project column %q (%s): got %s, want %s", p.out.Field(c).Name, e, a.DataType(), want)
+			if !exec.SameColumnType(a.DataType(), want) {
+				return false, fmt.Errorf("project column %q (%s): got %s, want %s", p.out.Field(c).Name, e, a.DataType(), want)
+			}
+			dict = true
 		}
 		if a.Len() != int(rec.NumRows()) {
 			return false, fmt.Errorf("project column %q (%s): %d values for %d rows", p.out.Field(c).Name, e, a.Len(), rec.NumRows())
 		}
 	}
-	return true, emitRecord(ctx, out, array.NewRecordBatch(p.out, cols, rec.NumRows()))
+	schema := p.out
+	if dict {
+		schema = p.schemaFor(cols)
+	}
+	return true, emitRecord(ctx, out, array.NewRecordBatch(schema, cols, rec.NumRows()))
+}
+
+// schemaFor is out with the types of cols, which differ from out's only
+// by dictionary encoding.
+func (p *Project) schemaFor(cols []arrow.Array) *arrow.Schema {
+	if s := p.dictOut; s != nil {
+		same := true
+		for c, a := range cols {
+			if !arrow.TypeEqual(s.Field(c).Type, a.DataType()) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return s
+		}
+	}
+	fields := make([]arrow.Field, len(cols))
+	for c, a := range cols {
+		fields[c] = p.out.Field(c)
+		fields[c].Type = a.DataType()
+	}
+	md := p.out.Metadata()
+	p.dictOut = arrow.NewSchema(fields, &md)
+	return p.dictOut
 }
