@@ -164,6 +164,9 @@ func (s *Session) execOptions() (exec.Options, exec.Options) {
 	if v, ok := s.sets["columnar.output"]; ok && isOff(v) {
 		o.DisableColumnarOutput = true
 	}
+	if v, ok := s.sets["columnar.dictionary"]; ok && isOff(v) {
+		o.DisableDictionary = true
+	}
 	return o, env
 }
 
@@ -302,6 +305,7 @@ var knownSettings = map[string]string{
 	"parallelism":                      "parallel subtasks per query (default: the number of cores)",
 	"columnar":                         "on|off: columnar operator paths (CLINK_DISABLE_COLUMNAR)",
 	"columnar.output":                  "on|off: born-columnar operator output (CLINK_DISABLE_COLUMNAR_OUTPUT)",
+	"columnar.dictionary":              "on|off: dictionary-encoded VARCHAR from Parquet scans to GROUP BY keys (CLINK_DISABLE_DICTIONARY)",
 	"sql-client.execution.result-mode": "table|changelog|tableau",
 	"execution.runtime-mode":           "streaming|batch: streaming plans bounded inputs as streams (streaming joins, changelogs); batch (default) uses batch operators where the inputs are bounded",
 }

@@ -89,6 +89,10 @@ type Options struct {
 	// DisableColumnarOutput keeps every operator's output in row form
 	// (CLINK_DISABLE_COLUMNAR_OUTPUT=1 or SET 'columnar.output' = 'off').
 	DisableColumnarOutput bool
+	// DisableDictionary keeps VARCHAR columns plain: no dictionary codes
+	// from a scan to GROUP BY keys (CLINK_DISABLE_DICTIONARY=1 or
+	// SET 'columnar.dictionary' = 'off').
+	DisableDictionary bool
 }
 
 // EnvOptions reads the A/B switches from the environment.
@@ -96,6 +100,7 @@ func EnvOptions() Options {
 	return Options{
 		DisableColumnar:       os.Getenv("CLINK_DISABLE_COLUMNAR") == "1",
 		DisableColumnarOutput: os.Getenv("CLINK_DISABLE_COLUMNAR_OUTPUT") == "1",
+		DisableDictionary:     os.Getenv("CLINK_DISABLE_DICTIONARY") == "1",
 	}
 }
 

@@ -32,6 +32,7 @@ type Document struct {
 type Switches struct {
 	DisableColumnar       string `json:"disable_columnar,omitempty"`
 	DisableColumnarOutput string `json:"disable_columnar_output,omitempty"`
+	DisableDictionary     string `json:"disable_dictionary,omitempty"`
 }
 
 // Stage is one node of the physical plan.
@@ -72,6 +73,11 @@ type Scan struct {
 	RowGroupsSkipped *int     `json:"row_groups_skipped,omitempty"`
 	// IgnoredFilters were offered to a source that does not use them.
 	IgnoredFilters []string `json:"ignored_filters,omitempty"`
+	// Dictionary are the VARCHAR columns the scan hands out as dictionary
+	// codes (to GROUP BY keys); after a run, DictionaryBatches counts the
+	// column batches that were codes and those a file had plain.
+	Dictionary        []string  `json:"dictionary,omitempty"`
+	DictionaryBatches *[2]int64 `json:"dictionary_batches,omitempty"`
 }
 
 // Runtime are a stage's counters after EXPLAIN ANALYZE.
@@ -199,6 +205,12 @@ func switches(p *plan.Physical) Switches {
 			sw.DisableColumnarOutput = "disabled: SET 'columnar.output' = 'off'"
 		}
 	}
+	if p.Options.DisableDictionary {
+		sw.DisableDictionary = "disabled: CLINK_DISABLE_DICTIONARY"
+		if !p.EnvSwitches.DisableDictionary {
+			sw.DisableDictionary = "disabled: SET 'columnar.dictionary' = 'off'"
+		}
+	}
 	return sw
 }
 
@@ -236,7 +248,7 @@ func stage(p *plan.Physical, s *plan.Stage, sw Switches, analyze bool) Stage {
 		out.Gate = &Gate{Columnar: g.Columnar, Reason: g.Reason, Cause: g.Cause}
 	}
 	if out.Source {
-		out.Scan = scan(s, ins)
+		out.Scan = scan(s, ins, analyze)
 	}
 	if analyze && len(ins) > 0 {
 		out.Runtime = runtime(s, ins)
@@ -255,7 +267,14 @@ func instances(s *plan.Stage) []*exec.Stage {
 	return nil
 }
 
-func scan(s *plan.Stage, ins []*exec.Stage) *Scan {
+// dictionaryCounter is a source that counts the column batches it handed
+// out as dictionary codes and as plain values (a file may fall back to
+// plain pages).
+type dictionaryCounter interface {
+	DictionaryBatches() (dict, plain int64)
+}
+
+func scan(s *plan.Stage, ins []*exec.Stage, analyze bool) *Scan {
 	sc := &Scan{Columns: s.Columns}
 	if _, ok := s.Source.(skipper); ok {
 		// Each split plans its own row groups; together they cover the table.
@@ -278,7 +297,19 @@ func scan(s *plan.Stage, ins []*exec.Stage) *Scan {
 	} else {
 		sc.IgnoredFilters = s.Filters
 	}
-	if sc.Columns == nil && sc.SkipFilters == nil && sc.IgnoredFilters == nil && sc.RowGroupsTotal == nil {
+	sc.Dictionary = s.Dictionary
+	if len(s.Dictionary) > 0 && analyze {
+		var n [2]int64
+		for _, in := range ins {
+			if dc, ok := in.Src.(dictionaryCounter); ok {
+				d, p := dc.DictionaryBatches()
+				n[0] += d
+				n[1] += p
+			}
+		}
+		sc.DictionaryBatches = &n
+	}
+	if sc.Columns == nil && sc.SkipFilters == nil && sc.IgnoredFilters == nil && sc.RowGroupsTotal == nil && sc.Dictionary == nil {
 		return nil
 	}
 	return sc

@@ -18,9 +18,9 @@ func Text(doc *Document, verbose bool) string {
 		byID[doc.Stages[i].ID] = &doc.Stages[i]
 	}
 	var sb strings.Builder
-	if sw := doc.Switches; sw.DisableColumnar != "" || sw.DisableColumnarOutput != "" {
+	if sw := doc.Switches; sw.DisableColumnar != "" || sw.DisableColumnarOutput != "" || sw.DisableDictionary != "" {
 		var on []string
-		for _, s := range []string{sw.DisableColumnar, sw.DisableColumnarOutput} {
+		for _, s := range []string{sw.DisableColumnar, sw.DisableColumnarOutput, sw.DisableDictionary} {
 			if s != "" {
 				on = append(on, strings.TrimPrefix(s, "disabled: "))
 			}
@@ -128,6 +128,13 @@ func details(s *Stage, root, verbose bool) []string {
 	if sc := s.Scan; sc != nil {
 		if len(sc.Columns) > 0 {
 			out = append(out, "columns read: "+strings.Join(sc.Columns, ", "))
+		}
+		if len(sc.Dictionary) > 0 {
+			l := "dictionary-encoded to GROUP BY keys: " + strings.Join(sc.Dictionary, ", ")
+			if sc.DictionaryBatches != nil {
+				l += fmt.Sprintf(" (%d batches as codes, %d plain)", sc.DictionaryBatches[0], sc.DictionaryBatches[1])
+			}
+			out = append(out, l)
 		}
 		if sc.RowGroupsTotal != nil && (len(sc.SkipFilters) > 0 || verbose) {
 			l := fmt.Sprintf("row groups: %d of %d skipped", *sc.RowGroupsSkipped, *sc.RowGroupsTotal)

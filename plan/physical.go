@@ -57,6 +57,9 @@ type Stage struct {
 	Columns []string
 	Filters []string
 	Source  exec.Source
+	// Dictionary are the columns a scan hands out dictionary-encoded
+	// (see dictionaries).
+	Dictionary []string
 }
 
 // Physical is an executable plan.
@@ -116,6 +119,7 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	top := b.op(name, "", func() exec.Operator { return sink }, wireGather, nil, child)
 	top.Output = OutRows
 	b.gates(top)
+	b.dictionaries()
 	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
 }
 

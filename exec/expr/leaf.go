@@ -27,6 +27,10 @@ func Col(idx int, t arrow.DataType, name string) *ColRef {
 
 func (c *ColRef) Type() arrow.DataType { return c.T }
 
+// ColumnIndex is the referenced column: a projection hands that column on
+// as it is, dictionary encoding included (EvalColumnar decodes it).
+func (c *ColRef) ColumnIndex() int { return c.Index }
+
 func (c *ColRef) String() string {
 	if c.Name == "" {
 		return fmt.Sprintf("$%d", c.Index)
