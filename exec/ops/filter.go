@@ -2,7 +2,9 @@ package ops
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -97,21 +99,54 @@ func (f *Filter) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out 
 	return true, emitRecord(ctx, out, res)
 }
 
-// selectTrue appends the positions where mask is valid and true.
+// selectTrue appends the positions where mask is valid and true, a 64-bit
+// word of the bitmaps at a time (set bits found with TrailingZeros).
 func selectTrue(mask *array.Boolean, sel []int32) []int32 {
 	n := mask.Len()
-	if mask.NullN() == 0 {
-		for i := 0; i < n; i++ {
-			if mask.Value(i) {
-				sel = append(sel, int32(i))
-			}
-		}
+	if n == 0 {
 		return sel
 	}
-	for i := 0; i < n; i++ {
-		if mask.IsValid(i) && mask.Value(i) {
-			sel = append(sel, int32(i))
+	off := mask.Data().Offset()
+	vals := mask.Data().Buffers()[1].Bytes()
+	var valid []byte
+	if mask.NullN() > 0 {
+		valid = mask.NullBitmapBytes()
+	}
+	for w := 0; w < n; w += 64 {
+		k := min(64, n-w)
+		word := bitsAt(vals, off+w, k)
+		if valid != nil {
+			word &= bitsAt(valid, off+w, k)
+		}
+		if word == ^uint64(0) {
+			for i := 0; i < 64; i++ {
+				sel = append(sel, int32(w+i))
+			}
+			continue
+		}
+		for word != 0 {
+			sel = append(sel, int32(w+bits.TrailingZeros64(word)))
+			word &= word - 1
 		}
 	}
 	return sel
+}
+
+// bitsAt reads k <= 64 bits of an LSB-first bitmap starting at bit pos
+// into the low bits of a word (the rest zero).
+func bitsAt(bm []byte, pos, k int) uint64 {
+	var w uint64
+	if pos&7 == 0 && pos/8+8 <= len(bm) {
+		w = binary.LittleEndian.Uint64(bm[pos/8:])
+	} else {
+		for i := 0; i < k; i++ {
+			if bm[(pos+i)>>3]&(1<<uint((pos+i)&7)) != 0 {
+				w |= 1 << uint(i)
+			}
+		}
+	}
+	if k < 64 {
+		w &= 1<<uint(k) - 1
+	}
+	return w
 }
