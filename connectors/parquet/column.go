@@ -22,11 +22,9 @@ type colReader struct {
 	name string
 	b    binding
 
-	// wantDict: emit this column's dictionary-encoded pages as Arrow
-	// dictionary arrays (Source.SetDictionaryColumns, and the column is a
-	// BYTE_ARRAY read as STRING). dictArr is then the chunk's dictionary as
-	// Arrow strings, built on its first dictionary page in mem and shared by
-	// every batch array of the chunk; the reader holds one reference.
+	// wantDict: dictionary pages become Arrow dictionary arrays (dict.go)
+	// over dictArr, the chunk's dictionary built in mem on its first
+	// dictionary page and shared by the chunk's batches.
 	wantDict bool
 	mem      memory.Allocator
 	dictArr  *array.String

@@ -57,7 +57,7 @@ func dictRow(i int) exec.Row {
 	return row
 }
 
-func writeDictFixture(t *testing.T, path string, dictionary bool) {
+func writeDictFixture(t *testing.T, path string, dictionary bool, version pq.DataPageVersion) {
 	t.Helper()
 	mem := memory.NewGoAllocator()
 	bld := array.NewRecordBuilder(mem, dictSchema)
@@ -89,7 +89,8 @@ func writeDictFixture(t *testing.T, path string, dictionary bool) {
 		pq.WithDictionaryPageSizeLimit(1024),
 		pq.WithDataPageSize(256),
 		pq.WithBatchSize(50),
-		pq.WithMaxRowGroupLength(dictGroupLen))
+		pq.WithMaxRowGroupLength(dictGroupLen),
+		pq.WithDataPageVersion(version))
 	w, err := pqarrow.NewFileWriter(dictSchema, f, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)
@@ -273,26 +274,30 @@ func (c *dictChecker) release() {
 // the batches whose pages are all dictionary-encoded, and no byte leaks.
 func TestScanDictionary(t *testing.T) {
 	dir := t.TempDir()
-	files := map[string]string{"dict": filepath.Join(dir, "dict.parquet"), "plain": filepath.Join(dir, "plain.parquet")}
-	writeDictFixture(t, files["dict"], true)
-	writeDictFixture(t, files["plain"], false)
+	files := map[string]string{"dict": filepath.Join(dir, "dict.parquet"), "plain": filepath.Join(dir, "plain.parquet"),
+		"dict_v2": filepath.Join(dir, "dict_v2.parquet")}
+	writeDictFixture(t, files["dict"], true, pq.DataPageV1)
+	writeDictFixture(t, files["plain"], false, pq.DataPageV1)
+	writeDictFixture(t, files["dict_v2"], true, pq.DataPageV2)
 
 	// The fixture must hold what the test is about: chunks of many pages,
 	// PLAIN pages after dictionary ones in a chunk, all-dictionary chunks.
-	kinds := pageKinds(t, files["dict"], 1)
-	if len(kinds) != 4 {
-		t.Fatalf("%d row groups, want 4", len(kinds))
-	}
-	for g, ks := range kinds {
-		dicts := 0
-		for _, k := range ks {
-			if k.dict {
-				dicts++
-			}
+	for _, file := range []string{"dict", "dict_v2"} {
+		kinds := pageKinds(t, files[file], 1)
+		if len(kinds) != 4 {
+			t.Fatalf("%s: %d row groups, want 4", file, len(kinds))
 		}
-		fallback := g%2 == 0
-		if len(ks) < 5 || dicts == 0 || (dicts < len(ks)) != fallback || (fallback && !ks[0].dict) {
-			t.Fatalf("row group %d of column s: pages %v: not the intended layout", g, ks)
+		for g, ks := range kinds {
+			dicts := 0
+			for _, k := range ks {
+				if k.dict {
+					dicts++
+				}
+			}
+			fallback := g%2 == 0
+			if len(ks) < 5 || dicts == 0 || (dicts < len(ks)) != fallback || (fallback && !ks[0].dict) {
+				t.Fatalf("%s: row group %d of column s: pages %v: not the intended layout", file, g, ks)
+			}
 		}
 	}
 	for _, ks := range pageKinds(t, files["plain"], 1) {
@@ -303,7 +308,7 @@ func TestScanDictionary(t *testing.T) {
 		}
 	}
 
-	for _, file := range []string{"dict", "plain"} {
+	for _, file := range []string{"dict", "dict_v2", "plain"} {
 		path := files[file]
 		sKinds, rKinds := pageKinds(t, path, 1), pageKinds(t, path, 2)
 		for _, mode := range []string{"", "poison"} {
@@ -313,7 +318,7 @@ func TestScanDictionary(t *testing.T) {
 						name := fmt.Sprintf("%s/mode=%s/batch%d/dict=%v/keep=%v", file, mode, bs, asDict, keep)
 						t.Run(name, func(t *testing.T) {
 							t.Setenv("CLINK_PARQUET_RECYCLE", mode)
-							checkDictScan(t, path, bs, asDict, keep, sKinds, rKinds, file == "dict")
+							checkDictScan(t, path, bs, asDict, keep, sKinds, rKinds, file != "plain")
 						})
 					}
 				}
@@ -387,7 +392,7 @@ func checkDictScan(t *testing.T, path string, bs int, asDict, keep bool, sKinds,
 // not the table's.
 func TestScanDictionaryProjected(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "dict.parquet")
-	writeDictFixture(t, path, true)
+	writeDictFixture(t, path, true, pq.DataPageV1)
 	mem := checkedMem(t)
 	defer mem.AssertSize(t, 0)
 	tbl, err := Open(path, nil)
