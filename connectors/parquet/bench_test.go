@@ -112,6 +112,40 @@ func (a *aggregator) Emit(_ context.Context, b *cexec.Batch) error {
 
 func (a *aggregator) EmitWatermark(context.Context, int64) error { return nil }
 
+// channelSummer sums price and the byte length of channel over batches
+// of (price, channel), reading channel as whatever the scan made it: a
+// plain string column (offsets) or a dictionary array (codes into the
+// chunk's dictionary). Both forms must give the same sums; it also counts
+// the dictionary batches, so a variant cannot pass without producing them.
+type channelSummer struct {
+	rows, sum, chars int64
+	dictBatches      int
+}
+
+func (a *channelSummer) Emit(_ context.Context, b *cexec.Batch) error {
+	rec := b.Record()
+	a.rows += rec.NumRows()
+	for _, v := range rec.Column(0).(*array.Int64).Int64Values() {
+		a.sum += v
+	}
+	switch ch := rec.Column(1).(type) {
+	case *array.String:
+		offs := ch.ValueOffsets()
+		a.chars += int64(offs[len(offs)-1] - offs[0])
+	case *array.Dictionary:
+		a.dictBatches++
+		offs := ch.Dictionary().(*array.String).ValueOffsets()
+		for _, x := range ch.Indices().(*array.Int32).Int32Values() {
+			a.chars += int64(offs[x+1] - offs[x])
+		}
+	default:
+		return fmt.Errorf("channel column is %T", ch)
+	}
+	return nil
+}
+
+func (a *channelSummer) EmitWatermark(context.Context, int64) error { return nil }
+
 type discard struct{ rows int64 }
 
 func (d *discard) Emit(_ context.Context, b *cexec.Batch) error {
@@ -168,6 +202,47 @@ func BenchmarkScan(b *testing.B) {
 			b.ReportMetric(rate, "rows/s")
 			if bs == DefaultBatchSize {
 				clinkRate = rate
+			}
+		})
+	}
+	// price + channel, the columns of the string GROUP BY, as plain strings
+	// and as dictionary arrays (the codes the file already has).
+	price, channel := tbl.Schema().FieldIndices("price"), tbl.Schema().FieldIndices("channel")
+	if len(price) != 1 || len(channel) != 1 {
+		b.Fatalf("%s has no price or channel column", path)
+	}
+	var plainSums channelSummer
+	for _, dict := range []bool{false, true} {
+		name := "price_channel/plain"
+		if dict {
+			name = "price_channel/dict"
+		}
+		b.Run(name, func(b *testing.B) {
+			var a channelSummer
+			for i := 0; i < b.N; i++ {
+				src, err := tbl.NewSource(connectors.ScanSpec{Columns: []int{price[0], channel[0]}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if dict {
+					src.SetDictionaryColumns([]int{1})
+				}
+				a = channelSummer{}
+				if err := src.Run(context.Background(), &a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			rows := a.rows
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows*int64(b.N)), "ns/row")
+			if !dict {
+				plainSums = a
+				return
+			}
+			if a.dictBatches == 0 {
+				b.Fatal("no dictionary batch from a dictionary-encoded channel column")
+			}
+			if a.sum != plainSums.sum || a.chars != plainSums.chars || a.rows != plainSums.rows {
+				b.Fatalf("dictionary scan: %+v, plain scan: %+v", a, plainSums)
 			}
 		})
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -19,6 +21,13 @@ import (
 type colReader struct {
 	name string
 	b    binding
+
+	// wantDict: dictionary pages become Arrow dictionary arrays (dict.go)
+	// over dictArr, the chunk's dictionary built in mem on its first
+	// dictionary page and shared by the chunk's batches.
+	wantDict bool
+	mem      memory.Allocator
+	dictArr  *array.String
 
 	pages parquet.Pages
 	page  parquet.Page
@@ -45,10 +54,13 @@ type colReader struct {
 var errShortChunk = errors.New("column chunk ended before the row group's row count")
 
 // reset points the reader at a new column chunk.
-func (r *colReader) reset(b binding, pages parquet.Pages) {
+// wantDict says whether the caller asked for dictionary output; it takes
+// effect only for BYTE_ARRAY columns.
+func (r *colReader) reset(b binding, pages parquet.Pages, wantDict bool) {
 	r.close()
 	r.b = b
 	r.pages = pages
+	r.wantDict = wantDict && b.conv == convBytes && b.physical == format.ByteArray
 }
 
 func (r *colReader) close() {
@@ -60,7 +72,12 @@ func (r *colReader) close() {
 		r.pages.Close()
 		r.pages = nil
 	}
+	if r.dictArr != nil {
+		r.dictArr.Release() // batches still holding it keep their own reference
+		r.dictArr = nil
+	}
 	r.pageRows, r.rowPos, r.valPos = 0, 0, 0
+	r.isDict = false
 }
 
 func (r *colReader) nextPage() error {
@@ -92,6 +109,13 @@ func (r *colReader) nextPage() error {
 		r.dict = d.Page().Data()
 		r.dictLen = d.Len()
 		r.dense = len(r.vals.Int32())
+		if r.wantDict && r.dictArr == nil {
+			a, err := buildDictionary(r.mem, r.dict)
+			if err != nil {
+				return err
+			}
+			r.dictArr = a
+		}
 	} else {
 		r.dense = r.plainLen()
 	}
@@ -175,6 +199,16 @@ func (r *colReader) span(o *outCol, pos, span int, defs []byte, cnt int) error {
 	case convBool:
 		return r.spanBool(o, pos, span, defs)
 	case convBytes:
+		if o.dict != nil {
+			if r.isDict {
+				return r.spanCodes(o, pos, span, defs, cnt)
+			}
+			// A page the writer did not dictionary-encode (its dictionary
+			// grew too big): this batch goes on as plain strings.
+			if err := o.toPlain(pos); err != nil {
+				return err
+			}
+		}
 		return r.spanBytes(o, pos, span, defs, cnt)
 	case convFixedBytes:
 		return r.spanFixedBytes(o, pos, span, defs, cnt)

@@ -46,12 +46,19 @@ type outCol struct {
 	dataBuf *memory.Buffer // string/binary bytes
 	data    []byte         // dataBuf's whole capacity
 	dataLen int
+
+	// A dictionary column (typ dictStringType) writes its codes to i32 and
+	// holds a reference to the chunk's dictionary; toPlain turns it into a
+	// string column midway, which needs the allocator and the size hint.
+	dict *array.String
+	mem  memory.Allocator
+	hint int
 }
 
 // init allocates the buffers for n rows of typ. dataHint is the expected
 // byte size of a string column (from the previous batch).
 func (o *outCol) init(mem memory.Allocator, typ arrow.DataType, n int, optional bool, dataHint int) {
-	*o = outCol{typ: typ, n: n}
+	*o = outCol{typ: typ, n: n, mem: mem, hint: dataHint}
 	if optional {
 		o.validBuf = memory.NewResizableBuffer(mem)
 		o.validBuf.Resize(int(bitutil.BytesForBits(int64(n))))
@@ -69,7 +76,7 @@ func (o *outCol) init(mem memory.Allocator, typ arrow.DataType, n int, optional 
 		o.valBuf.Resize(int(bitutil.BytesForBits(int64(n))))
 		o.bits = o.valBuf.Bytes()
 		clear(o.bits)
-	case arrow.INT32, arrow.DATE32:
+	case arrow.INT32, arrow.DATE32, arrow.DICTIONARY: // dictionary: the int32 codes
 		o.i32 = arrow.Int32Traits.CastFromBytes(fixed(4))
 	case arrow.INT64, arrow.TIMESTAMP:
 		o.i64 = arrow.Int64Traits.CastFromBytes(fixed(8))
@@ -80,16 +87,21 @@ func (o *outCol) init(mem memory.Allocator, typ arrow.DataType, n int, optional 
 	case arrow.DECIMAL128:
 		o.dec = arrow.Decimal128Traits.CastFromBytes(fixed(16))
 	case arrow.STRING, arrow.BINARY:
-		o.offBuf = memory.NewResizableBuffer(mem)
-		o.offBuf.Resize((n + 1) * 4)
-		o.offs = arrow.Int32Traits.CastFromBytes(o.offBuf.Bytes())
-		o.offs[0] = 0
-		o.dataBuf = memory.NewResizableBuffer(mem)
-		if dataHint > 0 {
-			o.dataBuf.Reserve(dataHint)
-		}
-		o.data = o.dataBuf.Buf()
+		o.initBytes()
 	}
+}
+
+// initBytes allocates the offsets and data of a string/binary column.
+func (o *outCol) initBytes() {
+	o.offBuf = memory.NewResizableBuffer(o.mem)
+	o.offBuf.Resize((o.n + 1) * 4)
+	o.offs = arrow.Int32Traits.CastFromBytes(o.offBuf.Bytes())
+	o.offs[0] = 0
+	o.dataBuf = memory.NewResizableBuffer(o.mem)
+	if o.hint > 0 {
+		o.dataBuf.Reserve(o.hint)
+	}
+	o.data = o.dataBuf.Buf()
 }
 
 func (o *outCol) setValid(pos, n int) {
@@ -119,7 +131,11 @@ func (o *outCol) finish() arrow.Array {
 	} else {
 		bufs = []*memory.Buffer{validity, o.valBuf}
 	}
-	data := array.NewData(o.typ, o.n, bufs, nil, o.nulls, 0)
+	var dict *array.Data
+	if o.dict != nil {
+		dict = o.dict.Data().(*array.Data)
+	}
+	data := array.NewDataWithDictionary(o.typ, o.n, bufs, o.nulls, 0, dict)
 	arr := array.MakeFromData(data)
 	data.Release()
 	o.release()
@@ -132,6 +148,9 @@ func (o *outCol) release() {
 		if b != nil {
 			b.Release()
 		}
+	}
+	if o.dict != nil {
+		o.dict.Release()
 	}
 	*o = outCol{}
 }

@@ -41,6 +41,13 @@ type Source struct {
 	total     int
 	skipped   int
 	filters   []connectors.ColumnFilter
+
+	// Dictionary output (dict.go): what SetDictionaryColumns asked for,
+	// which output columns it applies to (STRING ones), and the schema of a
+	// batch where all of those are dictionary arrays.
+	dictCols   []int
+	wantDict   []bool
+	dictSchema *arrow.Schema
 }
 
 type scanFile struct {
@@ -106,6 +113,32 @@ func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
 	return s, nil
 }
 
+// SetDictionaryColumns asks for the given output columns (indexes into
+// s.Schema()) as Arrow dictionary arrays where the file has them
+// dictionary-encoded. Called before Run.
+//
+// Only STRING columns stored as BYTE_ARRAY are affected; other indexes are
+// ignored. Such a column's array in a batch is an *array.Dictionary (int32
+// codes into the column chunk's dictionary, shared by the chunk's batches)
+// when every page the batch's rows come from is dictionary-encoded, and a
+// plain *array.String otherwise; the batch's record schema says which, so
+// consecutive batches may differ in that field's type.
+func (s *Source) SetDictionaryColumns(cols []int) {
+	s.dictCols = append([]int(nil), cols...)
+	s.wantDict = make([]bool, len(s.cols))
+	fields := append([]arrow.Field(nil), s.schema.Fields()...)
+	for _, c := range cols {
+		if c >= 0 && c < len(fields) && fields[c].Type.ID() == arrow.STRING {
+			s.wantDict[c] = true
+			fields[c].Type = dictStringType
+		}
+	}
+	s.dictSchema = arrow.NewSchema(fields, nil)
+}
+
+// DictionaryColumns returns what SetDictionaryColumns asked for (for EXPLAIN).
+func (s *Source) DictionaryColumns() []int { return append([]int(nil), s.dictCols...) }
+
 // Kind is "parquet-scan".
 func (s *Source) Kind() string { return "parquet-scan" }
 
@@ -150,6 +183,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	readers := make([]colReader, len(s.cols))
 	for i := range readers {
 		readers[i].name = s.names[i]
+		readers[i].mem = mem
 	}
 	defer func() {
 		for i := range readers {
@@ -197,7 +231,7 @@ func (s *Source) runFile(ctx context.Context, mem memory.Allocator, sf scanFile,
 			if b.leaf >= len(chunks) {
 				return false, fmt.Errorf("parquet: %s: row group %d: column %s has no column chunk", path, g, s.names[i])
 			}
-			readers[i].reset(b, chunks[b.leaf].Pages())
+			readers[i].reset(b, chunks[b.leaf].Pages(), s.wantDict != nil && s.wantDict[i])
 			bytes += sf.fi.meta.RowGroups[g].Columns[b.leaf].MetaData.TotalCompressedSize
 		}
 		if s.progress != nil {
@@ -234,6 +268,31 @@ func (s *Source) runFile(ctx context.Context, mem memory.Allocator, sf scanFile,
 	return false, nil
 }
 
+// batchSchema is the schema of a batch with columns cols: s.schema, or
+// with some STRING fields as dictionaries (see SetDictionaryColumns).
+func (s *Source) batchSchema(cols []arrow.Array) *arrow.Schema {
+	if s.dictSchema == nil {
+		return s.schema
+	}
+	plain, dict := true, true
+	for i, c := range cols {
+		t := c.DataType()
+		plain = plain && arrow.TypeEqual(t, s.schema.Field(i).Type)
+		dict = dict && arrow.TypeEqual(t, s.dictSchema.Field(i).Type)
+	}
+	switch {
+	case plain:
+		return s.schema
+	case dict:
+		return s.dictSchema
+	}
+	fields := append([]arrow.Field(nil), s.schema.Fields()...)
+	for i, c := range cols {
+		fields[i].Type = c.DataType()
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
 // readBatch reads the next k rows of every column. A panic inside
 // parquet-go (corrupt pages) becomes an error naming the file, column and
 // row group, and frees what the batch had allocated.
@@ -262,17 +321,29 @@ func (s *Source) readBatch(mem memory.Allocator, readers []colReader, hints []in
 	for i := range readers {
 		cur = i
 		f := s.schema.Field(i)
-		outs[i].init(mem, f.Type, k, readers[i].b.maxDef > 0, hints[i]+hints[i]/8)
-		if err := readers[i].fill(&outs[i], 0, k); err != nil {
+		r := &readers[i]
+		optional, hint := r.b.maxDef > 0, hints[i]+hints[i]/8
+		dict, err := r.startsDict()
+		if err != nil {
 			return nil, err
 		}
-		hints[i] = outs[i].dataLen
+		if dict {
+			outs[i].initDict(mem, k, optional, r.dictArr, hint)
+		} else {
+			outs[i].init(mem, f.Type, k, optional, hint)
+		}
+		if err := r.fill(&outs[i], 0, k); err != nil {
+			return nil, err
+		}
+		if outs[i].dict == nil {
+			hints[i] = outs[i].dataLen
+		}
 	}
 	cur = -1
 	for i := range outs {
 		cols = append(cols, outs[i].finish())
 	}
-	rec = array.NewRecordBatch(s.schema, cols, int64(k))
+	rec = array.NewRecordBatch(s.batchSchema(cols), cols, int64(k))
 	for _, c := range cols {
 		c.Release()
 	}
