@@ -132,7 +132,8 @@ func details(s *Stage, root, verbose bool) []string {
 		if len(sc.Dictionary) > 0 {
 			l := "dictionary-encoded to GROUP BY keys: " + strings.Join(sc.Dictionary, ", ")
 			if sc.DictionaryBatches != nil {
-				l += fmt.Sprintf(" (%d batches as codes, %d plain)", sc.DictionaryBatches[0], sc.DictionaryBatches[1])
+				d, p := sc.DictionaryBatches[0], sc.DictionaryBatches[1]
+				l += fmt.Sprintf(" (%d %s as codes, %d plain)", d, plural(d, "batch", "batches"), p)
 			}
 			out = append(out, l)
 		}

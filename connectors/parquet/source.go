@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -48,6 +49,9 @@ type Source struct {
 	dictCols   []int
 	wantDict   []bool
 	dictSchema *arrow.Schema
+	// Column batches of those columns handed out as codes and as plain
+	// strings (a file's fallback pages), for EXPLAIN ANALYZE.
+	dictBatches, plainBatches atomic.Int64
 }
 
 type scanFile struct {
@@ -138,6 +142,12 @@ func (s *Source) SetDictionaryColumns(cols []int) {
 
 // DictionaryColumns returns what SetDictionaryColumns asked for (for EXPLAIN).
 func (s *Source) DictionaryColumns() []int { return append([]int(nil), s.dictCols...) }
+
+// DictionaryBatches counts the column batches of the dictionary columns
+// handed out as codes and as plain strings so far.
+func (s *Source) DictionaryBatches() (dict, plain int64) {
+	return s.dictBatches.Load(), s.plainBatches.Load()
+}
 
 // Kind is "parquet-scan".
 func (s *Source) Kind() string { return "parquet-scan" }
@@ -342,6 +352,13 @@ func (s *Source) readBatch(mem memory.Allocator, readers []colReader, hints []in
 	cur = -1
 	for i := range outs {
 		cols = append(cols, outs[i].finish())
+		if s.wantDict != nil && s.wantDict[i] {
+			if cols[i].DataType().ID() == arrow.DICTIONARY {
+				s.dictBatches.Add(1)
+			} else {
+				s.plainBatches.Add(1)
+			}
+		}
 	}
 	rec = array.NewRecordBatch(s.batchSchema(cols), cols, int64(k))
 	for _, c := range cols {
