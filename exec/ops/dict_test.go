@@ -210,6 +210,7 @@ func TestFilterProjectKeepDictionary(t *testing.T) {
 		}
 	}()
 	f := NewFilter(tGt{col: 2, k: 3}, mem)
+	defer f.Close()
 	proj := NewProject([]expr.Expr{tCol{col: 1, typ: arrow.BinaryTypes.String}, tCol{col: 0, typ: arrow.PrimitiveTypes.Int64}},
 		arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil), mem)
 	ctx := context.Background()

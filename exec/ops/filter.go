@@ -11,6 +11,7 @@ import (
 
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // Filter keeps the rows for which its predicate is TRUE (NULL drops the
@@ -20,11 +21,23 @@ type Filter struct {
 	pred expr.Expr
 	mem  memory.Allocator
 	sel  []int32 // selection vector, reused across batches
+	// out is where the kept rows are gathered (see outputAllocator).
+	out     memory.Allocator
+	recycle *recycle.Allocator
 }
 
 // NewFilter returns a filter on pred, which must be BOOLEAN.
 func NewFilter(pred expr.Expr, mem memory.Allocator) *Filter {
-	return &Filter{pred: pred, mem: mem}
+	f := &Filter{pred: pred, mem: mem}
+	f.out, f.recycle = outputAllocator(mem)
+	return f
+}
+
+// Close hands the recycled output blocks back.
+func (f *Filter) Close() {
+	if f.recycle != nil {
+		f.recycle.Close()
+	}
 }
 
 // Kind implements exec.Operator.
@@ -92,7 +105,7 @@ func (f *Filter) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out 
 	case int(sel[len(sel)-1]-sel[0])+1 == len(sel):
 		return true, emitRecord(ctx, out, rec.NewSlice(int64(sel[0]), int64(sel[len(sel)-1])+1))
 	}
-	res, err := gatherRecord(f.mem, rec.Schema(), recordColumns(rec), sel)
+	res, err := gatherRecord(f.out, rec.Schema(), recordColumns(rec), sel)
 	if err != nil {
 		return false, fmt.Errorf("filter %s: %w", f.pred, err)
 	}

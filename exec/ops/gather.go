@@ -16,6 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // gather builds a new array holding arr[idx[k]] for every k; an index of -1
@@ -258,6 +260,7 @@ func gatherStruct(mem memory.Allocator, arr *array.Struct, idx []int32) (arrow.A
 
 // gatherTake is the general path for types the typed gathers do not cover.
 func gatherTake(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, error) {
+	mem = recycle.Zeroing(mem) // the kernel and the builder assume zeroed memory
 	ib := array.NewInt32Builder(mem)
 	defer ib.Release()
 	ib.Reserve(len(idx))

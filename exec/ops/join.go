@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // JoinType is the kind of equi-join.
@@ -45,6 +46,9 @@ type HashJoin struct {
 	out                 *arrow.Schema
 	mem                 memory.Allocator
 	kind                keyKind
+	// outMem is where probe output is gathered (see outputAllocator).
+	outMem  memory.Allocator
+	recycle *recycle.Allocator
 
 	columnarOut bool
 	damper      *exec.Damper
@@ -79,6 +83,7 @@ type pendingProbe struct {
 func NewHashJoin(typ JoinType, leftKeys, rightKeys []int, out *arrow.Schema, mem memory.Allocator) *HashJoin {
 	j := &HashJoin{typ: typ, leftKeys: leftKeys, rightKeys: rightKeys, out: out, mem: mem,
 		damper: exec.NewOutputDamper(), heldWM: exec.MinWatermark}
+	j.outMem, j.recycle = outputAllocator(mem)
 	if len(leftKeys) != len(rightKeys) || len(leftKeys) == 0 {
 		j.err = fmt.Errorf("join: %d left keys and %d right keys", len(leftKeys), len(rightKeys))
 		return j
@@ -333,6 +338,9 @@ func (j *HashJoin) releaseChunks() {
 
 // Close releases buffered input and the build side.
 func (j *HashJoin) Close() {
+	if j.recycle != nil {
+		j.recycle.Close()
+	}
 	j.releaseChunks()
 	for _, p := range j.pending {
 		p.b.Release()
@@ -453,7 +461,7 @@ func (j *HashJoin) gatherPairs(rec arrow.RecordBatch, lidx, ridx []int32) (arrow
 		}
 	}()
 	for c := 0; c < int(rec.NumCols()); c++ {
-		a, err := gather(j.mem, rec.Column(c), lidx)
+		a, err := gather(j.outMem, rec.Column(c), lidx)
 		if err != nil {
 			return nil, fmt.Errorf("join: left column %q: %w", rec.Schema().Field(c).Name, err)
 		}
@@ -464,7 +472,7 @@ func (j *HashJoin) gatherPairs(rec arrow.RecordBatch, lidx, ridx []int32) (arrow
 		if j.build.n == 0 {
 			a = array.MakeArrayOfNull(j.mem, col.DataType(), len(ridx))
 		} else {
-			a, err = gather(j.mem, col, ridx)
+			a, err = gather(j.outMem, col, ridx)
 			if err != nil {
 				return nil, fmt.Errorf("join: right column %q: %w", j.build.schema.Field(c).Name, err)
 			}
