@@ -10,7 +10,7 @@ import (
 // Parquet scan block and every filter and hash join output block poisoned
 // (CLINK_SHUFFLE_RECYCLE, CLINK_PARQUET_RECYCLE and CLINK_OPERATOR_RECYCLE
 // = poison: 0xFF when handed out and when released)
-// unless the variable is set: both recycle their batch memory by default,
+// unless the variable is set: all recycle their batch memory by default,
 // and an operator that keeps a string aliasing a released batch, reads one
 // after releasing it, or reads bytes the producer never wrote then gets a
 // wrong answer in every run instead of in a rare one.
