@@ -361,6 +361,11 @@ func (b *binder) bindPredicate(e sqlparser.Expr, sc *scope, clause string) (expr
 	if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) && pred.Type().ID() != arrow.NULL {
 		return nil, fmt.Errorf("%s must be a boolean expression, not %s", clause, pred.Type())
 	}
+	if pred.Type().ID() == arrow.NULL {
+		// An untyped NULL (WHERE NULL): a BOOLEAN NULL, which the columnar
+		// filter reads as a mask like any other predicate.
+		return expr.Lit(nil, arrow.FixedWidthTypes.Boolean), nil
+	}
 	return pred, nil
 }
 

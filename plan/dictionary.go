@@ -1,6 +1,10 @@
 package plan
 
 import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/clink-sql/clink/exec/ops"
 )
 
@@ -60,6 +64,20 @@ func (b *builder) dictionaries() {
 			continue
 		}
 		if _, ok := c.Exec.Src.(dictionarySource); !ok {
+			continue
+		}
+		// Only VARCHAR columns have dictionary codes (the scan ignores
+		// the others), and EXPLAIN must name only those.
+		var str []int
+		if sc := b.schemaOf(c); sc != nil {
+			for _, k := range cols {
+				if k >= 0 && k < sc.NumFields() && sc.Field(k).Type.ID() == arrow.STRING && !slices.Contains(str, k) {
+					str = append(str, k)
+				}
+			}
+		}
+		cols = str
+		if len(cols) == 0 {
 			continue
 		}
 		for _, in := range c.Instances {

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -246,5 +247,56 @@ func TestFilterProjectKeepDictionary(t *testing.T) {
 			t.Errorf("got %v\nwant %v", trunc(got), trunc(want))
 		}
 		fo.rows()
+	}
+}
+
+// A code past the dictionary is an error naming it, whatever the key's
+// shape: one VARCHAR column, or one column of several (the general
+// encoding), not a panic out of the string array.
+func TestKeyIndexDictionaryCodeOutOfRange(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues([]string{"a", "b"}, nil)
+	dict := sb.NewArray()
+	sb.Release()
+	defer dict.Release()
+	ib := array.NewInt32Builder(mem)
+	ib.AppendValues([]int32{0, 1, 5}, nil)
+	codes := ib.NewArray()
+	ib.Release()
+	defer codes.Release()
+	col := array.NewDictionaryArray(dictStrType, codes, dict)
+	defer col.Release()
+	lb := array.NewInt64Builder(mem)
+	lb.AppendValues([]int64{1, 2, 3}, nil)
+	other := lb.NewArray()
+	lb.Release()
+	defer other.Release()
+
+	for _, tc := range []struct {
+		name string
+		kind keyKind
+		cols []arrow.Array
+	}{
+		{"varchar", keyString, []arrow.Array{col}},
+		{"general", keyGeneral, []arrow.Array{other, col}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKeyIndex(tc.kind, true)
+			defer k.release()
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("panic: %v", r)
+					}
+				}()
+				_, err = k.idsColumnar(tc.cols, 3, true, nil, func(int) {})
+			}()
+			if err == nil || !strings.Contains(err.Error(), "code 5 out of range") {
+				t.Errorf("got %v, want an out-of-range error", err)
+			}
+		})
 	}
 }

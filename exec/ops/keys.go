@@ -140,6 +140,13 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 			ids = append(ids, id)
 		}
 	default:
+		for _, c := range cols {
+			if d, ok := c.(*array.Dictionary); ok {
+				if err := checkCodes(d, n); err != nil {
+					return nil, err
+				}
+			}
+		}
 		for i := 0; i < n; i++ {
 			buf := k.buf[:0]
 			isNull := false
@@ -226,6 +233,21 @@ func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32,
 		ids = append(ids, id)
 	}
 	return ids, nil
+}
+
+// checkCodes reports a code of rows 0..n-1 of a that is past its
+// dictionary: appendKeyArr would read past the dictionary's values (the
+// buffers' padding) into a wrong key instead.
+func checkCodes(a *array.Dictionary, n int) error {
+	dictLen := a.Dictionary().Len()
+	for i := 0; i < n; i++ {
+		if a.IsValid(i) {
+			if c := a.GetValueIndex(i); c < 0 || c >= dictLen {
+				return fmt.Errorf("dictionary code %d out of range (dictionary has %d values)", c, dictLen)
+			}
+		}
+	}
+	return nil
 }
 
 // release lets go of the remembered dictionary.
