@@ -131,6 +131,99 @@ func scanStringASCII(b []byte, i int) (end, next int, escaped, nonASCII bool) {
 	}
 }
 
+// special has the high bit set in (at least) the lowest byte of w that is a
+// quote, a backslash or a control character, like stops, in two tests
+// instead of three: c^0x02 is below 0x21 exactly for the control
+// characters (0x00-0x1f map among themselves) and the quote (0x22 maps to
+// 0x20). Bytes above the lowest hit may be false hits (the subtraction
+// borrows); bytes >= 0x80 never hit.
+func special(w uint64) uint64 {
+	t := w ^ (lsb * 0x02)
+	bs := w ^ (lsb * '\\')
+	return (((t - lsb*0x21) &^ t) | ((bs - lsb) &^ bs)) & msb
+}
+
+// skipString skips the string starting at b[i] == '"' and returns the
+// position after its closing quote, or -1 when scanString would: a control
+// character, a bad escape or no closing quote. It is scanString without
+// the bookkeeping a value needs (escape and non-ASCII flags, the content's
+// end): the strings of fields no column reads are most of a record's bytes
+// (nexmark's url and extra), and they only need their end found and their
+// validity checked. Invalid UTF-8 is no error here, as in scanString:
+// encoding/json replaces it.
+//
+// Four words per turn while no stop byte shows; a backslash stops the loop
+// and its escape is checked in place, so an escaped quote never ends the
+// string whatever word boundary it straddles.
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		for i+32 <= len(b) {
+			w0 := binary.LittleEndian.Uint64(b[i:])
+			w1 := binary.LittleEndian.Uint64(b[i+8:])
+			w2 := binary.LittleEndian.Uint64(b[i+16:])
+			w3 := binary.LittleEndian.Uint64(b[i+24:])
+			if special(w0)|special(w1)|special(w2)|special(w3) != 0 {
+				break
+			}
+			i += 32
+		}
+		for {
+			var m uint64
+			if i+8 <= len(b) {
+				m = special(binary.LittleEndian.Uint64(b[i:]))
+				if m == 0 {
+					i += 8
+					continue
+				}
+			} else if r := len(b) - i; r > 0 && len(b) >= 8 {
+				// Fewer than eight bytes left: the buffer's last word,
+				// shifted so b[i] is its lowest byte, the vacated high
+				// bytes filled with a byte that is no stop.
+				sh := uint(8 * (8 - r))
+				w := binary.LittleEndian.Uint64(b[len(b)-8:])>>sh | (lsb*'a')<<(64-sh)
+				if m = special(w); m == 0 {
+					return -1 // no closing quote
+				}
+			} else {
+				// A buffer shorter than a word.
+				for ; i < len(b); i++ {
+					if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+						break
+					}
+				}
+				if i >= len(b) {
+					return -1
+				}
+				break
+			}
+			i += bits.TrailingZeros64(m) >> 3
+			break
+		}
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			if i+1 >= len(b) {
+				return -1
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		default:
+			return -1 // a control character
+		}
+	}
+}
+
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
@@ -265,8 +358,7 @@ func skipValue(b []byte, i, depth int) int {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		_, next, _ := scanString(b, i)
-		return next
+		return skipString(b, i)
 	case c == '{':
 		if depth >= maxDepth {
 			return -1
@@ -279,8 +371,7 @@ func skipValue(b []byte, i, depth int) int {
 			if i >= len(b) || b[i] != '"' {
 				return -1
 			}
-			_, i, _ = scanString(b, i)
-			if i < 0 {
+			if i = skipString(b, i); i < 0 {
 				return -1
 			}
 			i = skipWS(b, i)
