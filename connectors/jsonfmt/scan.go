@@ -143,6 +143,20 @@ func special(w uint64) uint64 {
 	return (((t - lsb*0x21) &^ t) | ((bs - lsb) &^ bs)) & msb
 }
 
+// gather packs the high bits of a special mask's eight bytes into the low
+// eight bits of the result, byte k's into bit k: the multiplication moves
+// bit 8k to bit 56+k, and no two partial products meet below the top byte
+// (8k+56-7j is the same for two pairs only if 7 divides k-k'), so no carry
+// reaches it.
+func gather(m uint64) uint32 {
+	return uint32((m >> 7) * 0x0102040810204080 >> 56)
+}
+
+// tailPad fills the bytes past the end of a buffer for skipString's last
+// turn: a letter, which no test stops at.
+var tailPad = [32]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a',
+	'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+
 // skipString skips the string starting at b[i] == '"' and returns the
 // position after its closing quote, or -1 when scanString would: a control
 // character, a bad escape or no closing quote. It is scanString without
@@ -158,48 +172,38 @@ func special(w uint64) uint64 {
 func skipString(b []byte, i int) int {
 	i++
 	for {
-		for i+32 <= len(b) {
-			w0 := binary.LittleEndian.Uint64(b[i:])
-			w1 := binary.LittleEndian.Uint64(b[i+8:])
-			w2 := binary.LittleEndian.Uint64(b[i+16:])
-			w3 := binary.LittleEndian.Uint64(b[i+24:])
-			if special(w0)|special(w1)|special(w2)|special(w3) != 0 {
-				break
+		var w [4]uint64
+		if i+32 <= len(b) {
+			w[0] = binary.LittleEndian.Uint64(b[i:])
+			w[1] = binary.LittleEndian.Uint64(b[i+8:])
+			w[2] = binary.LittleEndian.Uint64(b[i+16:])
+			w[3] = binary.LittleEndian.Uint64(b[i+24:])
+		} else if i < len(b) {
+			// The last bytes of the buffer, padded with a byte that is
+			// no stop: one turn of the same test instead of a loop per
+			// word (the last string of a record ends here).
+			pad := tailPad
+			copy(pad[:], b[i:])
+			w[0] = binary.LittleEndian.Uint64(pad[:])
+			w[1] = binary.LittleEndian.Uint64(pad[8:])
+			w[2] = binary.LittleEndian.Uint64(pad[16:])
+			w[3] = binary.LittleEndian.Uint64(pad[24:])
+		} else {
+			return -1 // no closing quote
+		}
+		m0, m1, m2, m3 := special(w[0]), special(w[1]), special(w[2]), special(w[3])
+		if m0|m1|m2|m3 == 0 {
+			if i+32 >= len(b) {
+				return -1
 			}
 			i += 32
+			continue
 		}
-		for {
-			var m uint64
-			if i+8 <= len(b) {
-				m = special(binary.LittleEndian.Uint64(b[i:]))
-				if m == 0 {
-					i += 8
-					continue
-				}
-			} else if r := len(b) - i; r > 0 && len(b) >= 8 {
-				// Fewer than eight bytes left: the buffer's last word,
-				// shifted so b[i] is its lowest byte, the vacated high
-				// bytes filled with a byte that is no stop.
-				sh := uint(8 * (8 - r))
-				w := binary.LittleEndian.Uint64(b[len(b)-8:])>>sh | (lsb*'a')<<(64-sh)
-				if m = special(w); m == 0 {
-					return -1 // no closing quote
-				}
-			} else {
-				// A buffer shorter than a word.
-				for ; i < len(b); i++ {
-					if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-						break
-					}
-				}
-				if i >= len(b) {
-					return -1
-				}
-				break
-			}
-			i += bits.TrailingZeros64(m) >> 3
-			break
-		}
+		// The first stop without a branch per word: each mask gathers
+		// into one byte, bit k for byte k, and the four bytes make one
+		// mask of the 32. A word's lowest hit is exact (false hits only
+		// follow a real one), so the lowest bit is the stop.
+		i += bits.TrailingZeros32(gather(m0) | gather(m1)<<8 | gather(m2)<<16 | gather(m3)<<24)
 		switch b[i] {
 		case '"':
 			return i + 1

@@ -102,3 +102,18 @@ func TestSkipStringRandom(t *testing.T) {
 		checkSkip(t, b, 0)
 	}
 }
+
+// gather against a bit-by-bit packing, for every pattern of byte hits.
+func TestGather(t *testing.T) {
+	for p := 0; p < 256; p++ {
+		var m uint64
+		for k := 0; k < 8; k++ {
+			if p&(1<<k) != 0 {
+				m |= 0x80 << (8 * k)
+			}
+		}
+		if got := gather(m); got != uint32(p) {
+			t.Fatalf("gather(%#x) = %#x, want %#x", m, got, p)
+		}
+	}
+}
