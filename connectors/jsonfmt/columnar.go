@@ -2,6 +2,7 @@ package jsonfmt
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unsafe"
@@ -34,10 +35,23 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 			// byte for byte (see keySlot). A mismatch is no harm: the
 			// general path scans the key and looks it up.
 			if k < len(st.slots) {
-				if sl := &st.slots[k]; sl.key.match(b, i+1) {
+				sl := &st.slots[k]
+				var match bool
+				if i+17 <= len(b) {
+					w0 := binary.LittleEndian.Uint64(b[i+1:])
+					w1 := binary.LittleEndian.Uint64(b[i+9:])
+					match = sl.key.hit(w0, w1) && (sl.key.n > 0 || sl.key.matchSlow(b, i+1))
+				} else {
+					match = sl.key.matchSlow(b, i+1)
+				}
+				if match {
 					i = skipWS(b, i+1+len(sl.key.tail))
 					if h := sl.child; h < 0 {
-						i = skipValue(b, i, 1)
+						if i < len(b) && b[i] == '"' {
+							i = skipString(b, i) // most unread values
+						} else {
+							i = skipValue(b, i, 1)
+						}
 					} else if st.seen[h] == gen {
 						return -1 // duplicate key: encoding/json keeps the last
 					} else {
