@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"unsafe"
 )
@@ -47,8 +48,12 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 				if match {
 					i = skipWS(b, i+1+len(sl.key.tail))
 					if h := sl.child; h < 0 {
-						if i < len(b) && b[i] == '"' {
+						if i >= len(b) {
+							return -1
+						} else if c := b[i]; c == '"' {
 							i = skipString(b, i) // most unread values
+						} else if c == '-' || c-'0' <= 9 {
+							i, _ = scanNumber(b, i)
 						} else {
 							i = skipValue(b, i, 1)
 						}
@@ -141,6 +146,25 @@ func scanInt64(b []byte, i int) (int64, int) {
 	if i < len(b) && b[i] == '-' {
 		neg = true
 		i++
+	}
+	if i+8 <= len(b) {
+		// Up to seven digits and what follows them in one word: no loop,
+		// no branch per digit.
+		w := binary.LittleEndian.Uint64(b[i:])
+		if m := nonDigits(w); m != 0 {
+			nd := bits.TrailingZeros64(m) >> 3
+			if nd == 0 || (nd > 1 && b[i] == '0') {
+				return 0, -1
+			}
+			u := int64(parseDigits(w, nd))
+			if i += nd; b[i] == '.' || b[i] == 'e' || b[i] == 'E' {
+				return 0, -1
+			}
+			if neg {
+				return -u, i
+			}
+			return u, i
+		}
 	}
 	d := i
 	var u uint64

@@ -297,6 +297,42 @@ func validUTF8(s []byte) bool {
 	return true
 }
 
+// nonDigits has the high bit set in (at least) the lowest byte of w that is
+// not an ASCII digit: x = c-'0' is below 10 exactly for the digits, and
+// x+0x76 carries into the high bit from 10 up (bytes below '0' wrap to
+// 0xd0 and up and have it already). Borrows and carries start only at a
+// non-digit, so the lowest hit is exact.
+func nonDigits(w uint64) uint64 {
+	x := w - lsb*'0'
+	return ((x + lsb*0x76) | x) & msb
+}
+
+// parseDigits is the value of the nd (1-8) ASCII digits in the low bytes
+// of w, the first digit lowest: shifted so that they end the word (the
+// vacated low bytes read as leading zeros), then adjacent digits, pairs
+// and quads are combined by three multiplications.
+func parseDigits(w uint64, nd int) uint64 {
+	w <<= 8 * uint(8-nd)
+	w = (w & 0x0f0f0f0f0f0f0f0f) * (10<<8 + 1) >> 8
+	w = (w & 0x00ff00ff00ff00ff) * (100<<16 + 1) >> 16
+	return (w & 0x0000ffff0000ffff) * (10000<<32 + 1) >> 32
+}
+
+// skipDigits returns the position of the first byte at or after i that is
+// not an ASCII digit, a word at a time.
+func skipDigits(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
 // scanNumber reads a JSON number at b[i]. isInt: no fraction or exponent.
 func scanNumber(b []byte, i int) (next int, isInt bool) {
 	start := i
@@ -309,9 +345,7 @@ func scanNumber(b []byte, i int) (next int, isInt bool) {
 	if b[i] == '0' {
 		i++
 	} else if b[i] >= '1' && b[i] <= '9' {
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = skipDigits(b, i+1)
 	} else {
 		return -1, false
 	}
@@ -320,10 +354,7 @@ func scanNumber(b []byte, i int) (next int, isInt bool) {
 		isInt = false
 		i++
 		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(b, i); i == d {
 			return -1, false
 		}
 	}

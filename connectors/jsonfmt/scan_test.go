@@ -1,7 +1,9 @@
 package jsonfmt
 
 import (
+	"encoding/binary"
 	"math/rand"
+	"strconv"
 	"testing"
 )
 
@@ -114,6 +116,140 @@ func TestGather(t *testing.T) {
 		}
 		if got := gather(m); got != uint32(p) {
 			t.Fatalf("gather(%#x) = %#x, want %#x", m, got, p)
+		}
+	}
+}
+
+// refScanInt64 and refScanNumber are the byte-at-a-time scanners the word
+// versions replaced, kept as their references.
+func refScanInt64(b []byte, i int) (int64, int) {
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	d := i
+	var u uint64
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		u = u*10 + uint64(b[i]-'0')
+		i++
+	}
+	nd := i - d
+	if nd == 0 || (b[d] == '0' && nd > 1) {
+		return 0, -1
+	}
+	if nd > 18 {
+		return 0, -2
+	}
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		return 0, -1
+	}
+	if neg {
+		return -int64(u), i
+	}
+	return int64(u), i
+}
+
+func refScanNumber(b []byte, i int) (int, bool) {
+	digits := func(i int) int {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	start := i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return -1, false
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i = digits(i)
+	default:
+		return -1, false
+	}
+	isInt := true
+	if i < len(b) && b[i] == '.' {
+		isInt = false
+		d := i + 1
+		if i = digits(d); i == d {
+			return -1, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		if i = digits(d); i == d {
+			return -1, false
+		}
+	}
+	if i == start {
+		return -1, false
+	}
+	return i, isInt
+}
+
+// Numbers of every length from one to twenty digits, signed or not, with
+// leading zeros, fractions and exponents, followed by every kind of byte
+// or by the end of the buffer, at every offset: the word scanners agree
+// with the byte scanners.
+func TestScanNumbersAgreeWithReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	var bodies []string
+	for nd := 1; nd <= 20; nd++ {
+		for k := 0; k < 20; k++ {
+			d := make([]byte, nd)
+			for j := range d {
+				d[j] = '0' + byte(rng.Intn(10))
+			}
+			if k%2 == 0 {
+				d[0] = '1' + byte(rng.Intn(9)) // no leading zero
+			}
+			bodies = append(bodies, string(d))
+		}
+	}
+	bodies = append(bodies, "0", "00", "9999999", "99999999", "999999999", "922337203685477580", "9223372036854775807")
+	var nums []string
+	for _, d := range bodies {
+		nums = append(nums, d, "-"+d, d+".5", d+".", d+"e7", d+"E-2", d+"e", "-"+d+".25e+3")
+	}
+	nums = append(nums, "-", "", "-a", "+1", ".5")
+	tails := []string{"", ",", "}", " ", "]", "\n", "x", "/", ":", "\xff", ",\"k\":\"0123456789\"}"}
+	for _, n := range nums {
+		for _, tail := range tails {
+			for _, pre := range []string{"", "[", `{"k":`} {
+				b := []byte(pre + n + tail)
+				at := len(pre)
+				gv, gn := scanInt64(b, at)
+				wv, wn := refScanInt64(b, at)
+				if gv != wv || gn != wn {
+					t.Fatalf("scanInt64(%q, %d) = %d, %d; want %d, %d", b, at, gv, gn, wv, wn)
+				}
+				gn, gi := scanNumber(b, at)
+				wn, wi := refScanNumber(b, at)
+				if gn != wn || gi != wi {
+					t.Fatalf("scanNumber(%q, %d) = %d, %v; want %d, %v", b, at, gn, gi, wn, wi)
+				}
+			}
+		}
+	}
+}
+
+func TestParseDigits(t *testing.T) {
+	for _, s := range []string{"0", "7", "10", "99", "123", "4096", "65535", "1234567", "98765432", "00000001", "90000000"} {
+		var buf [8]byte
+		copy(buf[:], s+",,,,,,,,")
+		w := binary.LittleEndian.Uint64(buf[:])
+		want, _ := strconv.ParseUint(s, 10, 64)
+		if got := parseDigits(w, len(s)); got != want {
+			t.Fatalf("parseDigits(%q) = %d, want %d", s, got, want)
 		}
 	}
 }
