@@ -152,10 +152,25 @@ func gather(m uint64) uint32 {
 	return uint32((m >> 7) * 0x0102040810204080 >> 56)
 }
 
-// tailPad fills the bytes past the end of a buffer for skipString's last
-// turn: a letter, which no test stops at.
+// tailPad fills the bytes past the end of a buffer shorter than 32 bytes
+// for skipString: a letter, which no test stops at.
 var tailPad = [32]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a',
 	'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+
+// stops32 is the 32-bit stop mask of the 32 bytes at b[i:], bit k for byte
+// i+k: each word's special mask gathers into one byte. A word's lowest hit
+// is exact (false hits only follow a real one), so the lowest bit of the
+// mask is the first stop.
+func stops32(b []byte, i int) uint32 {
+	m0 := special(binary.LittleEndian.Uint64(b[i:]))
+	m1 := special(binary.LittleEndian.Uint64(b[i+8:]))
+	m2 := special(binary.LittleEndian.Uint64(b[i+16:]))
+	m3 := special(binary.LittleEndian.Uint64(b[i+24:]))
+	if m0|m1|m2|m3 == 0 {
+		return 0
+	}
+	return gather(m0) | gather(m1)<<8 | gather(m2)<<16 | gather(m3)<<24
+}
 
 // skipString skips the string starting at b[i] == '"' and returns the
 // position after its closing quote, or -1 when scanString would: a control
@@ -166,44 +181,40 @@ var tailPad = [32]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a
 // validity checked. Invalid UTF-8 is no error here, as in scanString:
 // encoding/json replaces it.
 //
-// Four words per turn while no stop byte shows; a backslash stops the loop
-// and its escape is checked in place, so an escaped quote never ends the
-// string whatever word boundary it straddles.
+// It tests 32 bytes per turn and finds the first stop of a turn without a
+// branch per word. The last turn of a buffer tests its last 32 bytes and
+// drops the bits before i; a real stop among the dropped bytes (the
+// opening quote, right before i) can make a false stop after them (a
+// borrow into the next byte of its word), so every stop is checked
+// against the byte itself, and a byte that is no stop is stepped over.
+// A backslash stops the turn and its escape is checked in place, so an
+// escaped quote never ends the string whatever word boundary it
+// straddles.
 func skipString(b []byte, i int) int {
 	i++
 	for {
-		var w [4]uint64
-		if i+32 <= len(b) {
-			w[0] = binary.LittleEndian.Uint64(b[i:])
-			w[1] = binary.LittleEndian.Uint64(b[i+8:])
-			w[2] = binary.LittleEndian.Uint64(b[i+16:])
-			w[3] = binary.LittleEndian.Uint64(b[i+24:])
-		} else if i < len(b) {
-			// The last bytes of the buffer, padded with a byte that is
-			// no stop: one turn of the same test instead of a loop per
-			// word (the last string of a record ends here).
+		var m uint32
+		switch {
+		case i+32 <= len(b):
+			if m = stops32(b, i); m == 0 {
+				i += 32
+				continue
+			}
+		case len(b) >= 32:
+			// The rest of the buffer is the end of its last 32 bytes.
+			if m = stops32(b, len(b)-32) >> uint(i-(len(b)-32)); m == 0 {
+				return -1 // no closing quote
+			}
+		case i < len(b):
 			pad := tailPad
 			copy(pad[:], b[i:])
-			w[0] = binary.LittleEndian.Uint64(pad[:])
-			w[1] = binary.LittleEndian.Uint64(pad[8:])
-			w[2] = binary.LittleEndian.Uint64(pad[16:])
-			w[3] = binary.LittleEndian.Uint64(pad[24:])
-		} else {
-			return -1 // no closing quote
-		}
-		m0, m1, m2, m3 := special(w[0]), special(w[1]), special(w[2]), special(w[3])
-		if m0|m1|m2|m3 == 0 {
-			if i+32 >= len(b) {
+			if m = stops32(pad[:], 0); m == 0 {
 				return -1
 			}
-			i += 32
-			continue
+		default:
+			return -1
 		}
-		// The first stop without a branch per word: each mask gathers
-		// into one byte, bit k for byte k, and the four bytes make one
-		// mask of the 32. A word's lowest hit is exact (false hits only
-		// follow a real one), so the lowest bit is the stop.
-		i += bits.TrailingZeros32(gather(m0) | gather(m1)<<8 | gather(m2)<<16 | gather(m3)<<24)
+		i += bits.TrailingZeros32(m)
 		switch b[i] {
 		case '"':
 			return i + 1
@@ -223,7 +234,10 @@ func skipString(b []byte, i int) int {
 				return -1
 			}
 		default:
-			return -1 // a control character
+			if b[i] < 0x20 {
+				return -1 // a control character
+			}
+			i++ // a false stop (see above)
 		}
 	}
 }

@@ -61,6 +61,9 @@ func checkSkip(t *testing.T, b []byte, at int) {
 func TestSkipStringAtWordBoundaries(t *testing.T) {
 	pieces := []string{
 		`\"`, `\\`, `\\\"`, `\\\\`, `\/`, `\n`, `\u00e9`, `\uD83D\uDE00`, "é", "\xff", "\x7f",
+		// bytes a borrow from a stop just before them turns into false
+		// stops ('#' after a quote, ']' after a backslash)
+		"#", "]", "#]#", `\"#`, `\\]`, `\"]`, `\\#`,
 		// malformed: control characters, bad escapes, cut escapes
 		"\x00", "\x1f", "\t", "\n", `\x`, `\u00g9`, `\u12`, `\`, `\'`,
 	}
