@@ -1,6 +1,7 @@
 package jsonfmt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/rand"
 	"strconv"
@@ -41,16 +42,27 @@ func refSkip(b []byte, i int) int {
 	return -1
 }
 
-// checkSkip compares skipString and scanString with the reference on the
-// string at b[at].
+// checkSkip compares skipString and scanStringASCII with the reference on
+// the string at b[at]: where it ends, and for a valid string whether its
+// content has escapes and bytes >= 0x80.
 func checkSkip(t *testing.T, b []byte, at int) {
 	t.Helper()
 	want := refSkip(b, at)
 	if got := skipString(b, at); got != want {
 		t.Fatalf("skipString(%q, %d) = %d, want %d", b, at, got, want)
 	}
-	if _, got, _ := scanString(b, at); got != want {
-		t.Fatalf("scanString(%q, %d) next = %d, want %d", b, at, got, want)
+	wantEnd, wantEsc, wantHigh := -1, false, false
+	if want >= 0 {
+		wantEnd = want - 1
+		wantEsc = bytes.IndexByte(b[at+1:wantEnd], '\\') >= 0
+		for _, c := range b[at+1 : wantEnd] {
+			wantHigh = wantHigh || c >= 0x80
+		}
+	}
+	end, next, esc, high := scanStringASCII(b, at)
+	if end != wantEnd || next != want || esc != wantEsc || high != wantHigh {
+		t.Fatalf("scanStringASCII(%q, %d) = %d, %d, %v, %v; want %d, %d, %v, %v",
+			b, at, end, next, esc, high, wantEnd, want, wantEsc, wantHigh)
 	}
 }
 
@@ -64,6 +76,8 @@ func TestSkipStringAtWordBoundaries(t *testing.T) {
 		// bytes a borrow from a stop just before them turns into false
 		// stops ('#' after a quote, ']' after a backslash)
 		"#", "]", "#]#", `\"#`, `\\]`, `\"]`, `\\#`,
+		// non-ASCII right before and after a stop
+		"\xc3\xa9\\n", "\\n\xc3\xa9", "\x80#",
 		// malformed: control characters, bad escapes, cut escapes
 		"\x00", "\x1f", "\t", "\n", `\x`, `\u00g9`, `\u12`, `\`, `\'`,
 	}
