@@ -58,6 +58,8 @@ const (
 	msb = 0x8080808080808080
 )
 
+// scanStringASCII is scanString that also reports whether the content has
+// bytes >= 0x80 (which then need a UTF-8 check).
 func scanStringASCII(b []byte, i int) (end, next int, escaped, nonASCII bool) {
 	i++
 	var high uint64 // high bits of the bytes before i: non-ASCII if any
@@ -120,14 +122,14 @@ func scanStringASCII(b []byte, i int) (end, next int, escaped, nonASCII bool) {
 		case c < 0x20:
 			return -1, -1, false, false
 		default:
-			i++ // a false stop: an ASCII byte (h has counted the rest)
+			i++ // a false stop, an ASCII byte: the next turn starts after it
 		}
 	}
 }
 
 // special has the high bit set in (at least) the lowest byte of w that is a
-// quote, a backslash or a control character, like stops, in two tests
-// instead of three: c^0x02 is below 0x21 exactly for the control
+// quote, a backslash or a control character, in two tests instead of three:
+// c^0x02 is below 0x21 exactly for the control
 // characters (0x00-0x1f map among themselves) and the quote (0x22 maps to
 // 0x20). Bytes above the lowest hit may be false hits (the subtraction
 // borrows); bytes >= 0x80 never hit.
