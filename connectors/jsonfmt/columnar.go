@@ -138,6 +138,9 @@ func (w *walker) lookup(st *column, k int, key []byte) int {
 	return idx
 }
 
+// pow10 are the powers of ten scanInt64 shifts a first word of digits by.
+var pow10 = [8]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7}
+
 // scanInt64 scans and parses a JSON integer in one pass; -1 for anything
 // else (a fraction, an exponent), and -2 when 19+ digits need the exact
 // parser's overflow check.
@@ -147,25 +150,35 @@ func scanInt64(b []byte, i int) (int64, int) {
 		neg = true
 		i++
 	}
-	if i+8 <= len(b) {
-		// Up to seven digits and what follows them in one word: no loop,
-		// no branch per digit.
-		w := binary.LittleEndian.Uint64(b[i:])
-		if m := nonDigits(w); m != 0 {
-			nd := bits.TrailingZeros64(m) >> 3
-			if nd == 0 || (nd > 1 && b[i] == '0') {
-				return 0, -1
-			}
-			u := int64(parseDigits(w, nd))
-			if i += nd; b[i] == '.' || b[i] == 'e' || b[i] == 'E' {
-				return 0, -1
-			}
-			if neg {
-				return -u, i
-			}
-			return u, i
+	if i+16 <= len(b) {
+		// Up to fifteen digits and what follows them in two words: no
+		// loop, no branch per digit.
+		w0 := binary.LittleEndian.Uint64(b[i:])
+		w1 := binary.LittleEndian.Uint64(b[i+8:])
+		var u uint64
+		nd := 0
+		if m := nonDigits(w0); m != 0 {
+			nd = bits.TrailingZeros64(m) >> 3
+			u = parseDigits(w0, nd)
+		} else if m := nonDigits(w1); m != 0 {
+			nd1 := bits.TrailingZeros64(m) >> 3
+			nd = 8 + nd1
+			u = parseDigits(w0, 8)*pow10[nd1] + parseDigits(w1, nd1)
+		} else {
+			goto slow
 		}
+		if nd == 0 || (nd > 1 && b[i] == '0') {
+			return 0, -1
+		}
+		if i += nd; b[i] == '.' || b[i] == 'e' || b[i] == 'E' {
+			return 0, -1
+		}
+		if neg {
+			return -int64(u), i
+		}
+		return int64(u), i
 	}
+slow:
 	d := i
 	var u uint64
 	for i < len(b) {
