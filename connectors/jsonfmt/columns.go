@@ -129,9 +129,9 @@ type keySlot struct {
 }
 
 // keyPat matches `"name":` in place: the bytes after the opening quote must
-// be the name, the closing quote and the colon. Up to 16 bytes compare as
-// two masked words; longer names byte by byte; a name JSON would escape
-// never matches (the general path handles it).
+// be the name, the closing quote and the colon. The first 16 bytes compare
+// as two masked words; a longer name is then confirmed byte for byte; a
+// name JSON would escape never matches (the general path handles it).
 type keyPat struct {
 	tail []byte
 	n    int // len(tail) when it fits two words, else 0
