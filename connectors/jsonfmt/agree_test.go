@@ -1,7 +1,9 @@
 package jsonfmt
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -57,4 +59,68 @@ func TestColumnarAndRowAgreeOnTrickyRecords(t *testing.T) {
 		check([][]byte{r, []byte(`{"l":1}`)})
 	}
 	check(all)
+}
+
+// Records whose unread fields (skipped by skipString and the number
+// scanners) are tricky or malformed, each between two good records: the
+// columnar walk must keep and reject exactly what the row decode does,
+// with the same values, and with on-error = fail the same error.
+func TestColumnarAndRowAgreeOnSkippedFields(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "price", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	long := strings.Repeat("x", 29) // puts what follows on a word boundary of the 32-byte turn
+	unread := []string{
+		`"plain"`, `"` + long + `\""`, `"` + long + `\\"`, `"` + long + `\\\""`, `"a\u00e9b"`, `"\ud83d\ude00"`,
+		`"\ud83d"`, "\"\xff\xfe\"", `"日本語"`, `"#"`, `"]"`, `"\"#"`, `""`, `"` + long + long + `"`,
+		"\"tab\there\"", "\"nl\nhere\"", "\"nul\x00\"", `"bad \x escape"`, `"bad \u12 escape"`, `"cut \`,
+		`"unterminated`, `"` + long + `\`, `0`, `-0`, `-`, `01`, `1.`, `1.5e`, `1e+9`, `-12.5E-3`, `12345678901234567890`,
+		`+1`, `.5`, `{"a":[1,"\"",{"b":null}]}`, `[1,2,`, `{"a":"b"`, `tru`, `true`, `nul`, `null`,
+	}
+	// Each record follows one of the same shape with a plain value, so
+	// that the key's positional hint matches and the unread value takes
+	// the walk's fast skip.
+	shapes := []func(v string) string{
+		func(v string) string { return `{"price":3,"url":` + v + `,"s":"ok"}` },
+		func(v string) string { return `{"s":"last","extra":` + v + `}` }, // the unread value ends the record
+		func(v string) string { return `{"extra":` + v + `,"price":-4}` },
+		func(v string) string { return `{"price":7,"extra":` + v }, // no closing brace
+	}
+	check := func(batch []string, skip bool) {
+		t.Helper()
+		col := newDec(t, mem, schema, Options{SkipErrors: skip})
+		row := newDec(t, mem, schema, Options{SkipErrors: skip, RowOnly: true})
+		cres, cerr := col.Decode(lines(batch...))
+		rres, rerr := row.Decode(lines(batch...))
+		if (cerr == nil) != (rerr == nil) || (cerr != nil && cerr.Error() != rerr.Error()) {
+			t.Fatalf("%q: errors %v vs %v", batch, cerr, rerr)
+		}
+		if cerr != nil {
+			var ce, re *RecordError
+			if !errors.As(cerr, &ce) || !errors.As(rerr, &re) || ce.Index != re.Index || ce.Reason != re.Reason {
+				t.Fatalf("%q: errors %#v vs %#v", batch, cerr, rerr)
+			}
+			return
+		}
+		if !reflect.DeepEqual(cres.Kept, rres.Kept) {
+			t.Fatalf("%q: kept %v vs %v", batch, cres.Kept, rres.Kept)
+		}
+		if got, want := rowsOf(cres), rowsOf(rres); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\ncolumnar %#v\nrow      %#v", batch, got, want)
+		}
+	}
+	var all []string
+	for _, shape := range shapes {
+		for _, v := range unread {
+			batch := []string{shape(`"plain"`), shape(v), shape(`"plain"`)}
+			for _, skip := range []bool{true, false} {
+				check(batch, skip)
+			}
+			all = append(all, batch...)
+		}
+	}
+	check(all, true)
 }

@@ -2,7 +2,9 @@ package jsonfmt
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"unsafe"
 )
@@ -34,10 +36,27 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 			// byte for byte (see keySlot). A mismatch is no harm: the
 			// general path scans the key and looks it up.
 			if k < len(st.slots) {
-				if sl := &st.slots[k]; sl.key.match(b, i+1) {
+				sl := &st.slots[k]
+				var match bool
+				if i+17 <= len(b) {
+					w0 := binary.LittleEndian.Uint64(b[i+1:])
+					w1 := binary.LittleEndian.Uint64(b[i+9:])
+					match = sl.key.hit(w0, w1) && (sl.key.n > 0 || sl.key.matchSlow(b, i+1))
+				} else {
+					match = sl.key.matchSlow(b, i+1)
+				}
+				if match {
 					i = skipWS(b, i+1+len(sl.key.tail))
 					if h := sl.child; h < 0 {
-						i = skipValue(b, i, 1)
+						if i >= len(b) {
+							return -1
+						} else if c := b[i]; c == '"' {
+							i = skipString(b, i) // most unread values
+						} else if c == '-' || c-'0' <= 9 {
+							i, _ = scanNumber(b, i)
+						} else {
+							i = skipValue(b, i, 1)
+						}
 					} else if st.seen[h] == gen {
 						return -1 // duplicate key: encoding/json keeps the last
 					} else {
@@ -119,6 +138,9 @@ func (w *walker) lookup(st *column, k int, key []byte) int {
 	return idx
 }
 
+// pow10 are the powers of ten scanInt64 shifts a first word of digits by.
+var pow10 = [8]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7}
+
 // scanInt64 scans and parses a JSON integer in one pass; -1 for anything
 // else (a fraction, an exponent), and -2 when 19+ digits need the exact
 // parser's overflow check.
@@ -128,6 +150,35 @@ func scanInt64(b []byte, i int) (int64, int) {
 		neg = true
 		i++
 	}
+	if i+16 <= len(b) {
+		// Up to fifteen digits and what follows them in two words: no
+		// loop, no branch per digit.
+		w0 := binary.LittleEndian.Uint64(b[i:])
+		w1 := binary.LittleEndian.Uint64(b[i+8:])
+		var u uint64
+		nd := 0
+		if m := nonDigits(w0); m != 0 {
+			nd = bits.TrailingZeros64(m) >> 3
+			u = parseDigits(w0, nd)
+		} else if m := nonDigits(w1); m != 0 {
+			nd1 := bits.TrailingZeros64(m) >> 3
+			nd = 8 + nd1
+			u = parseDigits(w0, 8)*pow10[nd1] + parseDigits(w1, nd1)
+		} else {
+			goto slow
+		}
+		if nd == 0 || (nd > 1 && b[i] == '0') {
+			return 0, -1
+		}
+		if i += nd; b[i] == '.' || b[i] == 'e' || b[i] == 'E' {
+			return 0, -1
+		}
+		if neg {
+			return -int64(u), i
+		}
+		return int64(u), i
+	}
+slow:
 	d := i
 	var u uint64
 	for i < len(b) {

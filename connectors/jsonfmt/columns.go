@@ -129,9 +129,9 @@ type keySlot struct {
 }
 
 // keyPat matches `"name":` in place: the bytes after the opening quote must
-// be the name, the closing quote and the colon. Up to 16 bytes compare as
-// two masked words; longer names byte by byte; a name JSON would escape
-// never matches (the general path handles it).
+// be the name, the closing quote and the colon. The first 16 bytes compare
+// as two masked words; a longer name is then confirmed byte for byte; a
+// name JSON would escape never matches (the general path handles it).
 type keyPat struct {
 	tail []byte
 	n    int // len(tail) when it fits two words, else 0
@@ -144,26 +144,34 @@ func newKeyPat(name []byte) keyPat {
 		return keyPat{}
 	}
 	p := keyPat{tail: append(append([]byte(nil), name...), '"', ':')}
-	if len(p.tail) <= 16 {
-		var buf, mask [16]byte
-		copy(buf[:], p.tail)
-		for k := range p.tail {
-			mask[k] = 0xff
-		}
-		p.n = len(p.tail)
-		p.word = [2]uint64{binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:])}
-		p.mask = [2]uint64{binary.LittleEndian.Uint64(mask[:8]), binary.LittleEndian.Uint64(mask[8:])}
+	// A longer name's words are its first sixteen bytes: a mismatch there
+	// is final, a match is confirmed by matchSlow.
+	var buf, mask [16]byte
+	copy(buf[:], p.tail)
+	for k := range min(len(p.tail), 16) {
+		mask[k] = 0xff
 	}
+	if len(p.tail) <= 16 {
+		p.n = len(p.tail)
+	}
+	p.word = [2]uint64{binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:])}
+	p.mask = [2]uint64{binary.LittleEndian.Uint64(mask[:8]), binary.LittleEndian.Uint64(mask[8:])}
 	return p
 }
 
-// match reports whether b[i:] starts with the pattern.
-func (p *keyPat) match(b []byte, i int) bool {
-	if p.n > 0 && i+16 <= len(b) {
-		w0 := binary.LittleEndian.Uint64(b[i:])
-		w1 := binary.LittleEndian.Uint64(b[i+8:])
-		return w0&p.mask[0] == p.word[0] && w1&p.mask[1] == p.word[1]
-	}
+// hit reports whether the two words at the key match the pattern's first
+// sixteen bytes; it is the check readObject makes in line for every key of
+// every record (a method call would cost as much as the check).
+func (p *keyPat) hit(w0, w1 uint64) bool {
+	return (w0&p.mask[0]^p.word[0])|(w1&p.mask[1]^p.word[1]) == 0
+}
+
+// matchSlow reports whether b[i:] starts with the pattern, byte for byte:
+// a name past two words (whose first sixteen bytes matched), or a key too
+// close to the end of the record to load two words.
+//
+//go:noinline
+func (p *keyPat) matchSlow(b []byte, i int) bool {
 	return p.tail != nil && len(b)-i >= len(p.tail) && string(b[i:i+len(p.tail)]) == string(p.tail)
 }
 

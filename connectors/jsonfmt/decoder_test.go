@@ -141,6 +141,34 @@ func TestReorderedSameTypedFieldsLandInTheRightColumns(t *testing.T) {
 	}
 }
 
+// Names longer than the key check's two words that share their first
+// sixteen bytes: the words match, the rest of the name decides.
+func TestReorderedLongNamesLandInTheRightColumns(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const a, b = "a_very_long_common_prefix_a", "a_very_long_common_prefix_b"
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: a, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: b, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	d := newDec(t, mem, schema, Options{})
+	f := func(k1 string, v1 int, k2 string, v2 int) string {
+		return fmt.Sprintf(`{"%s":%d,"%s":%d,"pad":"0123456789abcdef0123456789"}`, k1, v1, k2, v2)
+	}
+	res, err := d.Decode(lines(f(a, 1, b, 2), f(b, 20, a, 10), f(a, 100, b, 200), f(b, 2000, "a_very_long_common_prefix_c", 7)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rec == nil {
+		t.Fatal("expected a columnar batch")
+	}
+	got := rowsOf(res)
+	want := []exec.Row{{int64(1), int64(2)}, {int64(10), int64(20)}, {int64(100), int64(200)}, {nil, int64(2000)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v want %v", got, want)
+	}
+}
+
 func TestFallbackToRowDecode(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)

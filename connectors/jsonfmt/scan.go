@@ -38,9 +38,10 @@ func skipWS(b []byte, i int) int {
 // the closing quote, and whether the content has escapes or non-ASCII
 // bytes (which then need a UTF-8 check).
 //
-// It looks at eight bytes at a time (SWAR): the lowest byte that is a
-// quote, a backslash or a control character stops the word loop. Strings
-// are most of a record's bytes, so this is the decoder's inner loop.
+// It looks at 32 bytes a turn, as skipString does (SWAR, four words): the
+// lowest byte that is a quote, a backslash or a control character stops
+// the turn, found without a branch per word. Strings are most of a
+// record's bytes, so this is the decoder's inner loop.
 //
 // Tried and rejected on measurement: finding the closing quote with
 // bytes.IndexByte (vectorised) and then checking the span for backslashes
@@ -57,51 +58,51 @@ const (
 	msb = 0x8080808080808080
 )
 
-// stops has the high bit set in (at least) the lowest byte of w that is a
-// quote, a backslash or a control character.
-func stops(w uint64) uint64 {
-	q := w ^ (lsb * '"')
-	bs := w ^ (lsb * '\\')
-	return ((q - lsb) &^ q) | ((bs - lsb) &^ bs) | ((w - lsb*0x20) &^ w)
-}
-
+// scanStringASCII is scanString that also reports whether the content has
+// bytes >= 0x80 (which then need a UTF-8 check).
 func scanStringASCII(b []byte, i int) (end, next int, escaped, nonASCII bool) {
 	i++
-	var high uint64
+	var high uint64 // high bits of the bytes before i: non-ASCII if any
 	for {
-		// Two words per turn while no stop byte shows: strings are long
-		// (URLs, extra) and the loop's own cost is half the work.
-		for i+16 <= len(b) {
-			w1 := binary.LittleEndian.Uint64(b[i:])
-			w2 := binary.LittleEndian.Uint64(b[i+8:])
-			if (stops(w1)|stops(w2))&msb != 0 {
-				break
-			}
-			high |= w1 | w2
-			i += 16
-		}
-		for i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
-			q := w ^ (lsb * '"')
-			bs := w ^ (lsb * '\\')
-			m := ((q - lsb) &^ q) | ((bs - lsb) &^ bs) | ((w - lsb*0x20) &^ w)
-			m &= msb
-			if m != 0 {
-				k := bits.TrailingZeros64(m) >> 3
-				high |= w & (1<<(8*k) - 1) // the bytes before the stop
-				i += k
-				break
-			}
-			high |= w
-			i += 8
-		}
-		if i >= len(b) {
-			return -1, -1, false, false
-		}
-		c := b[i]
+		// m: the stops of the 32 bytes from i, bit k for byte i+k; h: their
+		// bytes >= 0x80, gathered the same way. A turn without a stop
+		// only adds its h.
+		var m, h uint32
 		switch {
+		case i+32 <= len(b):
+			c := b[i : i+32 : i+32]
+			w0 := binary.LittleEndian.Uint64(c[0:])
+			w1 := binary.LittleEndian.Uint64(c[8:])
+			w2 := binary.LittleEndian.Uint64(c[16:])
+			w3 := binary.LittleEndian.Uint64(c[24:])
+			m0, m1, m2, m3 := special(w0), special(w1), special(w2), special(w3)
+			if m0|m1|m2|m3 == 0 {
+				high |= (w0 | w1 | w2 | w3) & msb
+				i += 32
+				continue
+			}
+			m = gather(m0) | gather(m1)<<8 | gather(m2)<<16 | gather(m3)<<24
+			h = gather(w0&msb) | gather(w1&msb)<<8 | gather(w2&msb)<<16 | gather(w3&msb)<<24
+		case len(b) >= 32:
+			// The rest of the buffer is the end of its last 32 bytes;
+			// the bits before i are dropped (see skipString on the false
+			// stops that can leave).
+			sh := uint(i - (len(b) - 32))
+			m, h = stops32(b, len(b)-32)>>sh, high32(b, len(b)-32)>>sh
+		case i < len(b):
+			pad := tailPad
+			copy(pad[:], b[i:])
+			m, h = stops32(pad[:], 0), high32(pad[:], 0)
+		}
+		if m == 0 {
+			return -1, -1, false, false // no closing quote
+		}
+		k := bits.TrailingZeros32(m)
+		high |= uint64(h & (1<<k - 1)) // the bytes before the stop
+		i += k
+		switch c := b[i]; {
 		case c == '"':
-			return i, i + 1, escaped, high&msb != 0
+			return i, i + 1, escaped, high != 0
 		case c == '\\':
 			escaped = true
 			if i+1 >= len(b) {
@@ -121,12 +122,134 @@ func scanStringASCII(b []byte, i int) (end, next int, escaped, nonASCII bool) {
 		case c < 0x20:
 			return -1, -1, false, false
 		default:
-			// A byte >= 0x80 can stop the word loop (the subtraction
-			// borrows); it is plain content.
-			if c >= 0x80 {
-				high |= msb
+			i++ // a false stop, an ASCII byte: the next turn starts after it
+		}
+	}
+}
+
+// special has the high bit set in (at least) the lowest byte of w that is a
+// quote, a backslash or a control character, in two tests instead of three:
+// c^0x02 is below 0x21 exactly for the control
+// characters (0x00-0x1f map among themselves) and the quote (0x22 maps to
+// 0x20). Bytes above the lowest hit may be false hits (the subtraction
+// borrows); bytes >= 0x80 never hit.
+func special(w uint64) uint64 {
+	t := w ^ (lsb * 0x02)
+	bs := w ^ (lsb * '\\')
+	return (((t - lsb*0x21) &^ t) | ((bs - lsb) &^ bs)) & msb
+}
+
+// gather packs the high bits of a special mask's eight bytes into the low
+// eight bits of the result, byte k's into bit k: the multiplication moves
+// bit 8k to bit 56+k, and no two partial products meet below the top byte
+// (8k+56-7j is the same for two pairs only if 7 divides k-k'), so no carry
+// reaches it.
+func gather(m uint64) uint32 {
+	return uint32((m >> 7) * 0x0102040810204080 >> 56)
+}
+
+// tailPad fills the bytes past the end of a buffer shorter than 32 bytes
+// for skipString: a letter, which no test stops at.
+var tailPad = [32]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a',
+	'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+
+// stops32 is the 32-bit stop mask of the 32 bytes at b[i:], bit k for byte
+// i+k: each word's special mask gathers into one byte. A word's lowest hit
+// is exact (false hits only follow a real one), so the lowest bit of the
+// mask is the first stop.
+func stops32(b []byte, i int) uint32 {
+	c := b[i : i+32 : i+32]
+	m0 := special(binary.LittleEndian.Uint64(c[0:]))
+	m1 := special(binary.LittleEndian.Uint64(c[8:]))
+	m2 := special(binary.LittleEndian.Uint64(c[16:]))
+	m3 := special(binary.LittleEndian.Uint64(c[24:]))
+	if m0|m1|m2|m3 == 0 {
+		return 0
+	}
+	return gather(m0) | gather(m1)<<8 | gather(m2)<<16 | gather(m3)<<24
+}
+
+// high32 gathers the high bits of the 32 bytes at b[i:] as stops32 gathers
+// their stops: bit k is set when byte i+k is not ASCII.
+func high32(b []byte, i int) uint32 {
+	c := b[i : i+32 : i+32]
+	return gather(binary.LittleEndian.Uint64(c[0:])&msb) | gather(binary.LittleEndian.Uint64(c[8:])&msb)<<8 |
+		gather(binary.LittleEndian.Uint64(c[16:])&msb)<<16 | gather(binary.LittleEndian.Uint64(c[24:])&msb)<<24
+}
+
+// skipString skips the string starting at b[i] == '"' and returns the
+// position after its closing quote, or -1 when scanString would: a control
+// character, a bad escape or no closing quote. It is scanString without
+// the bookkeeping a value needs (escape and non-ASCII flags, the content's
+// end): the strings of fields no column reads are most of a record's bytes
+// (nexmark's url and extra), and they only need their end found and their
+// validity checked. Invalid UTF-8 is no error here, as in scanString:
+// encoding/json replaces it.
+//
+// It tests 32 bytes per turn and finds the first stop of a turn without a
+// branch per word. The last turn of a buffer tests its last 32 bytes and
+// drops the bits before i; a real stop among the dropped bytes (the
+// opening quote, right before i) can make a false stop after them (a
+// borrow into the next byte of its word), so every stop is checked
+// against the byte itself, and a byte that is no stop is stepped over.
+// A backslash stops the turn and its escape is checked in place, so an
+// escaped quote never ends the string whatever word boundary it
+// straddles.
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		var m uint32
+		switch {
+		case i+32 <= len(b):
+			// stops32, written out: the call would cost a fifth of a turn.
+			c := b[i : i+32 : i+32]
+			m0 := special(binary.LittleEndian.Uint64(c[0:]))
+			m1 := special(binary.LittleEndian.Uint64(c[8:]))
+			m2 := special(binary.LittleEndian.Uint64(c[16:]))
+			m3 := special(binary.LittleEndian.Uint64(c[24:]))
+			if m0|m1|m2|m3 == 0 {
+				i += 32
+				continue
 			}
-			i++
+			m = gather(m0) | gather(m1)<<8 | gather(m2)<<16 | gather(m3)<<24
+		case len(b) >= 32:
+			// The rest of the buffer is the end of its last 32 bytes.
+			if m = stops32(b, len(b)-32) >> uint(i-(len(b)-32)); m == 0 {
+				return -1 // no closing quote
+			}
+		case i < len(b):
+			pad := tailPad
+			copy(pad[:], b[i:])
+			if m = stops32(pad[:], 0); m == 0 {
+				return -1
+			}
+		default:
+			return -1
+		}
+		i += bits.TrailingZeros32(m)
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			if i+1 >= len(b) {
+				return -1
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		default:
+			if b[i] < 0x20 {
+				return -1 // a control character
+			}
+			i++ // a false stop (see above)
 		}
 	}
 }
@@ -200,6 +323,42 @@ func validUTF8(s []byte) bool {
 	return true
 }
 
+// nonDigits has the high bit set in (at least) the lowest byte of w that is
+// not an ASCII digit: x = c-'0' is below 10 exactly for the digits, and
+// x+0x76 carries into the high bit from 10 up (bytes below '0' wrap to
+// 0xd0 and up and have it already). Borrows and carries start only at a
+// non-digit, so the lowest hit is exact.
+func nonDigits(w uint64) uint64 {
+	x := w - lsb*'0'
+	return ((x + lsb*0x76) | x) & msb
+}
+
+// parseDigits is the value of the nd (1-8) ASCII digits in the low bytes
+// of w, the first digit lowest: shifted so that they end the word (the
+// vacated low bytes read as leading zeros), then adjacent digits, pairs
+// and quads are combined by three multiplications.
+func parseDigits(w uint64, nd int) uint64 {
+	w <<= 8 * uint(8-nd)
+	w = (w & 0x0f0f0f0f0f0f0f0f) * (10<<8 + 1) >> 8
+	w = (w & 0x00ff00ff00ff00ff) * (100<<16 + 1) >> 16
+	return (w & 0x0000ffff0000ffff) * (10000<<32 + 1) >> 32
+}
+
+// skipDigits returns the position of the first byte at or after i that is
+// not an ASCII digit, a word at a time.
+func skipDigits(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
 // scanNumber reads a JSON number at b[i]. isInt: no fraction or exponent.
 func scanNumber(b []byte, i int) (next int, isInt bool) {
 	start := i
@@ -212,9 +371,7 @@ func scanNumber(b []byte, i int) (next int, isInt bool) {
 	if b[i] == '0' {
 		i++
 	} else if b[i] >= '1' && b[i] <= '9' {
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = skipDigits(b, i+1)
 	} else {
 		return -1, false
 	}
@@ -223,10 +380,7 @@ func scanNumber(b []byte, i int) (next int, isInt bool) {
 		isInt = false
 		i++
 		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(b, i); i == d {
 			return -1, false
 		}
 	}
@@ -265,8 +419,7 @@ func skipValue(b []byte, i, depth int) int {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		_, next, _ := scanString(b, i)
-		return next
+		return skipString(b, i)
 	case c == '{':
 		if depth >= maxDepth {
 			return -1
@@ -279,8 +432,7 @@ func skipValue(b []byte, i, depth int) int {
 			if i >= len(b) || b[i] != '"' {
 				return -1
 			}
-			_, i, _ = scanString(b, i)
-			if i < 0 {
+			if i = skipString(b, i); i < 0 {
 				return -1
 			}
 			i = skipWS(b, i)
