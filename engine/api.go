@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/explain"
 )
 
@@ -21,6 +22,14 @@ type ResultWriter interface {
 	// Arrow through b.Record() when b.IsColumnar(), else b.Rows()) and do
 	// not keep it. Returning exec.ErrStop ends the query early, normally.
 	Batch(b *exec.Batch) error
+}
+
+// OrderedWriter is a ResultWriter that keeps an updating result as a table
+// (a changelog applied): ResultOrder, called before Columns, gives the rank
+// order of a continuous top-n by the result's columns (the row kind "op"
+// is column 0), so the table shows rows in rank order, not arrival order.
+type OrderedWriter interface {
+	ResultOrder(keys []ops.SortKey)
 }
 
 // ExecOptions are per-statement options.

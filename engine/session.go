@@ -222,6 +222,9 @@ func (s *Session) runQuery(ctx context.Context, q *sql.Query, w ResultWriter, op
 		return Outcome{}, err
 	}
 	if w != nil {
+		if ow, ok := w.(OrderedWriter); ok && p.Order != nil {
+			ow.ResultOrder(p.Order)
+		}
 		if err := w.Columns(p.Schema, p.Bounded); err != nil {
 			return Outcome{}, err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/clink-sql/clink/exec/expr"
+	"github.com/clink-sql/clink/exec/ops"
 )
 
 // bindUpdatingTopN binds ORDER BY keys LIMIT over n, an unbounded input
@@ -34,4 +35,36 @@ func bindUpdatingTopN(n Node, keys []sortKeySpec, lim *sqlparser.Limit, out *sco
 		res.cols = append(res.cols, column{name: c.name, typ: c.typ})
 	}
 	return NewProject(top, exprs, names), res, nil
+}
+
+// resultOrder is the rank order of root's rows when root is a continuous
+// top-n (as bindUpdatingTopN builds it: a projection of the top-n's
+// columns) and every ORDER BY column is in the SELECT list: the keys by
+// root's columns. A display applying the changelog keeps its table in that
+// order, as Flink's SQL client shows a top-n.
+func resultOrder(root Node) []ops.SortKey {
+	p, ok := root.(*Project)
+	if !ok {
+		return nil
+	}
+	top, ok := p.Input.(*UpdatingTopN)
+	if !ok {
+		return nil
+	}
+	keys := make([]ops.SortKey, 0, len(top.Keys))
+	for _, k := range top.Keys {
+		at := -1
+		for j, e := range p.Exprs {
+			if c, ok := e.(*expr.ColRef); ok && c.Index == k.Col {
+				at = j
+				break
+			}
+		}
+		if at < 0 {
+			return nil // ordered by a column the result does not show
+		}
+		k.Col = at
+		keys = append(keys, k)
+	}
+	return keys
 }

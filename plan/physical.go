@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/exec/shuffle"
 )
 
@@ -69,6 +70,9 @@ type Physical struct {
 	Stages  []*Stage
 	Schema  *arrow.Schema
 	Bounded bool
+	// Order is the rank order of an updating top-n result, by the result's
+	// columns (nil when the result has none a display should keep).
+	Order []ops.SortKey
 	Options exec.Options
 	// EnvSwitches are the switches of Options that came from the
 	// environment (the rest came from SET), so EXPLAIN names the right one.
@@ -120,7 +124,7 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	top.Output = OutRows
 	b.gates(top)
 	b.dictionaries()
-	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
+	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
 }
 
 func (b *builder) add(s *Stage) *Stage {

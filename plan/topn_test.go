@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,6 +98,23 @@ func TestUpdatingTopNErrors(t *testing.T) {
 		_, err = Bind(cat, st.(*sql.Query))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error with %q", q, err, want)
+		}
+	}
+}
+
+// A top-n's rank order is given by the result's columns (op is column 0)
+// when every ORDER BY column is shown, and not at all otherwise.
+func TestResultOrder(t *testing.T) {
+	cat := topNCatalog(t)
+	for q, want := range map[string]string{
+		"SELECT auction, price FROM u ORDER BY price DESC LIMIT 3":          "[{2 true true}]",
+		"SELECT price, auction FROM u ORDER BY auction, price DESC LIMIT 3": "[{2 false false} {1 true true}]",
+		"SELECT auction FROM u ORDER BY price DESC LIMIT 3":                 "[]",
+		"SELECT auction, price FROM u":                                      "[]",
+	} {
+		p := planQuery(t, cat, q, BuildOptions{})
+		if got := fmt.Sprint(p.Order); got != want {
+			t.Errorf("%s: order %s, want %s", q, got, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/ops"
 )
 
 // resultModeKey is Flink's SQL client setting for how an updating result
@@ -62,7 +63,10 @@ type tableModeSink struct {
 	rows      []exec.Row
 	// hole is where the last -U removed a row (-1: none), so the +U that
 	// follows takes its place and an updated row does not jump to the end.
-	hole    int
+	hole int
+	// order keeps the table in rank order (a continuous top-n; see
+	// ResultOrder), nil for arrival order.
+	order   func(a, b exec.Row) int
 	changes int64
 	dirty   bool // changes since the last frame
 	stop    chan struct{}
@@ -71,6 +75,21 @@ type tableModeSink struct {
 
 // liveInterval bounds the redraw rate of a live table (5 per second).
 const liveInterval = 200 * time.Millisecond
+
+// ResultOrder implements engine.OrderedWriter: the rank order of a
+// continuous top-n, by the result's columns, of which the table drops the
+// first (op).
+func (t *tableModeSink) ResultOrder(keys []ops.SortKey) {
+	shifted := make([]ops.SortKey, 0, len(keys))
+	for _, k := range keys {
+		if k.Col < 1 {
+			return
+		}
+		k.Col--
+		shifted = append(shifted, k)
+	}
+	t.order = ops.RowOrder(shifted)
+}
 
 func (t *tableModeSink) Columns(s *arrow.Schema, bounded bool) error {
 	if s.NumFields() == 0 || s.Field(0).Name != "op" || s.Field(0).Type.ID() != arrow.STRING {
@@ -192,9 +211,22 @@ func (t *tableModeSink) applyLocked(op any, vals exec.Row) error {
 	hole := t.hole
 	t.hole = -1
 	switch op {
-	case "+I":
-		t.rows = append(t.rows, vals)
-	case "+U":
+	case "+I", "+U":
+		if t.order != nil {
+			// After its equals, so ties keep arrival order.
+			at, _ := slices.BinarySearchFunc(t.rows, vals, func(r, v exec.Row) int {
+				if t.order(r, v) <= 0 {
+					return -1
+				}
+				return 1
+			})
+			t.rows = slices.Insert(t.rows, at, vals)
+			return nil
+		}
+		if op == "+I" {
+			t.rows = append(t.rows, vals)
+			return nil
+		}
 		if hole >= 0 && hole <= len(t.rows) {
 			t.rows = slices.Insert(t.rows, hole, vals)
 		} else {

@@ -1,8 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/ops"
 )
 
 // The result modes over an updating result: tableau (default) prints every
@@ -46,5 +56,73 @@ func TestE2EResultModes(t *testing.T) {
 		if table[f[0]] != f[1] {
 			t.Fatalf("table mode row %q, the changelog says %s = %s", l, f[0], table[f[0]])
 		}
+	}
+}
+
+// A continuous top-n in table mode is shown in rank order (as the Flink SQL
+// client shows it), not in the order its rows entered the top: after many
+// changes of an unbounded top 5, the table printed is sorted by price,
+// highest first, and the engine told the sink that order.
+func TestTableModeTopNInRankOrder(t *testing.T) {
+	s := engine.NewSession(engine.SessionOptions{NoDemoCatalog: true})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, st := range []string{
+		"CREATE TABLE bids WITH ('connector' = 'nexmark', 'table' = 'bid')",
+		"SET 'parallelism' = '1'",
+	} {
+		if _, err := s.Execute(ctx, st, nil, engine.ExecOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	tm := &tableModeSink{inner: newSink(formatCSV, sinkOptions{out: w})}
+	counted := &countingSink{sink: tm, after: 60, stop: cancel}
+	_, err := s.Execute(ctx, "SELECT auction, price FROM bids ORDER BY price DESC LIMIT 5", counted, engine.ExecOptions{})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	if tm.order == nil {
+		t.Fatal("the sink was not told the top-n's order")
+	}
+	if err := tm.finish(nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if lines[0] != "auction,price" || len(lines) != 6 {
+		t.Fatalf("want a header and 5 rows after %d changes:\n%s", counted.n, b.String())
+	}
+	prev := int64(math.MaxInt64)
+	for _, l := range lines[1:] {
+		p, err := strconv.ParseInt(strings.Split(l, ",")[1], 10, 64)
+		if err != nil || p > prev {
+			t.Fatalf("not in rank order after %d changes:\n%s", counted.n, b.String())
+		}
+		prev = p
+	}
+}
+
+// countingSink passes batches on and cancels the query once after rows
+// have gone by.
+type countingSink struct {
+	sink
+	after, n int
+	stop     func()
+}
+
+func (c *countingSink) Batch(b *exec.Batch) error {
+	c.n += b.Len()
+	if c.n >= c.after {
+		c.stop()
+	}
+	return c.sink.Batch(b)
+}
+
+func (c *countingSink) ResultOrder(keys []ops.SortKey) {
+	if ow, ok := c.sink.(engine.OrderedWriter); ok {
+		ow.ResultOrder(keys)
 	}
 }

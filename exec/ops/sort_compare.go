@@ -70,6 +70,10 @@ func rowComparator(keys []SortKey) func(a, b exec.Row) int {
 	}
 }
 
+// RowOrder orders row-form rows by keys as ORDER BY does: for result
+// displays that keep an updating top-n in rank order.
+func RowOrder(keys []SortKey) func(a, b exec.Row) int { return rowComparator(keys) }
+
 // orderNulls compares by NULL-ness alone (0 when both or neither is NULL).
 func orderNulls(an, bn bool, k SortKey) int {
 	if an == bn {

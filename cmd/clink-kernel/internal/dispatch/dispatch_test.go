@@ -15,6 +15,7 @@ import (
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sql"
 )
 
@@ -106,6 +107,20 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 		}
 	case "ack":
 		return engine.Outcome{Message: "done."}, nil
+	case "topn":
+		// A continuous top 3 by n DESC: the engine gives the order first.
+		schema := arrow.NewSchema([]arrow.Field{{Name: "op", Type: arrow.BinaryTypes.String},
+			{Name: "k", Type: arrow.BinaryTypes.String}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+		if ow, ok := w.(engine.OrderedWriter); ok {
+			ow.ResultOrder([]ops.SortKey{{Col: 2, Desc: true}})
+		}
+		if err := w.Columns(schema, false); err != nil {
+			return engine.Outcome{}, err
+		}
+		b := exec.NewRowBatch(schema, []exec.Row{{"+I", "a", int64(1)}, {"+I", "bb", int64(7)}, {"+I", "c", int64(3)},
+			{"-D", "a", int64(1)}, {"+I", "ddd", int64(5)}})
+		defer b.Release()
+		return engine.Outcome{}, w.Batch(b)
 	case "changelog":
 		// An updating result: the row kind first, as the engine emits it.
 		schema := arrow.NewSchema([]arrow.Field{{Name: "op", Type: arrow.BinaryTypes.String},
@@ -299,6 +314,24 @@ func TestControlRefusesShellState(t *testing.T) {
 	k.HandleControl(m)
 	if got := types(tr.of(m.Header.MsgID)); got != "status,status" {
 		t.Fatalf("execute on control: %s", got)
+	}
+}
+
+// The live display of a continuous top-n keeps its rows in rank order, not
+// in the order they entered.
+func TestLiveTopNInRankOrder(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "topn"})
+	k.handle(wire.Shell, m)
+	final := ""
+	for _, s := range tr.of(m.Header.MsgID) {
+		if s.msgType == "update_display_data" || s.msgType == "display_data" {
+			final = s.content["data"].(map[string]any)["text/plain"].(string)
+		}
+	}
+	b, d, c := strings.Index(final, "\nbb "), strings.Index(final, "\nddd "), strings.Index(final, "\nc ")
+	if b < 0 || d < 0 || c < 0 || !(b < d && d < c) || strings.Contains(final, "\na ") {
+		t.Fatalf("want bb (7), ddd (5), c (3) in that order:\n%s", final)
 	}
 }
 

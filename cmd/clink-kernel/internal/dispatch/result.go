@@ -12,6 +12,7 @@ import (
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
+	"github.com/clink-sql/clink/exec/ops"
 )
 
 // liveTail is how many of the latest rows a live (unbounded) result shows.
@@ -108,6 +109,27 @@ type resultWriter struct {
 	// changelog: an updating result (its first column is the row kind
 	// "op"); the live display shows the current table, the changes applied.
 	changelog bool
+	// order keeps that table in rank order (a continuous top-n; see
+	// ResultOrder) by the row values in raw, which parallels rows.
+	order func(a, b exec.Row) int
+	raw   []exec.Row
+}
+
+// ResultOrder implements engine.OrderedWriter: the rank order of a
+// continuous top-n by the result's columns, of which the table drops the
+// first (op).
+func (w *resultWriter) ResultOrder(keys []ops.SortKey) {
+	shifted := make([]ops.SortKey, 0, len(keys))
+	for _, k := range keys {
+		if k.Col < 1 {
+			return
+		}
+		k.Col--
+		shifted = append(shifted, k)
+	}
+	w.mu.Lock()
+	w.order = ops.RowOrder(shifted)
+	w.mu.Unlock()
 }
 
 // Columns implements engine.ResultWriter.
@@ -219,34 +241,43 @@ func (w *resultWriter) slot() []cellValue {
 // applyChanges applies the first n changelog rows of b to the current
 // table: +I and +U add a row, -U and -D remove the row they name.
 func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
-	cell := func(i, c int) cellValue {
-		var v any
+	value := func(i, c int) any {
 		if b.IsColumnar() {
-			v = exec.Value(b.Record().Column(c), i)
-		} else {
-			v = b.Rows()[i][c]
+			return exec.Value(b.Record().Column(c), i)
 		}
-		if v == nil {
-			return cellValue{s: "NULL", null: true}
-		}
-		t := arrow.DataType(arrow.BinaryTypes.String)
-		if c > 0 {
-			t = w.cols[c-1].typ
-		}
-		return cellValue{s: expr.FormatValue(v, t)}
+		return b.Rows()[i][c]
 	}
 	for i := 0; i < n; i++ {
+		vals := make(exec.Row, len(w.cols))
 		row := make([]cellValue, len(w.cols))
 		for c := range row {
-			row[c] = cell(i, c+1)
+			v := value(i, c+1)
+			vals[c] = v
+			if v == nil {
+				row[c] = cellValue{s: "NULL", null: true}
+			} else {
+				row[c] = cellValue{s: expr.FormatValue(v, w.cols[c].typ)}
+			}
 		}
-		switch cell(i, 0).s {
+		switch value(i, 0) {
 		case "+I", "+U":
-			w.rows = append(w.rows, row)
+			at := len(w.rows)
+			if w.order != nil {
+				// After its equals, so ties keep arrival order.
+				at, _ = slices.BinarySearchFunc(w.raw, vals, func(r, v exec.Row) int {
+					if w.order(r, v) <= 0 {
+						return -1
+					}
+					return 1
+				})
+			}
+			w.rows = slices.Insert(w.rows, at, row)
+			w.raw = slices.Insert(w.raw, at, vals)
 		case "-U", "-D":
 			for j, r := range w.rows {
 				if slices.Equal(r, row) {
-					w.rows = append(w.rows[:j], w.rows[j+1:]...)
+					w.rows = slices.Delete(w.rows, j, j+1)
+					w.raw = slices.Delete(w.raw, j, j+1)
 					break
 				}
 			}
