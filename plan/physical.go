@@ -72,7 +72,7 @@ type Physical struct {
 	Bounded bool
 	// Order is the rank order of an updating top-n result, by the result's
 	// columns (nil when the result has none a display should keep).
-	Order []ops.SortKey
+	Order   []ops.SortKey
 	Options exec.Options
 	// EnvSwitches are the switches of Options that came from the
 	// environment (the rest came from SET), so EXPLAIN names the right one.
