@@ -14,6 +14,7 @@ func TestInferSchema(t *testing.T) {
 	data := `{"id":1,"name":"a","ts":"2015-07-15 00:00:01.123","score":1,"tags":["x"],"row":{"p":1},"gone":null,"mixed":1}
 not json at all
 {"id":2,"name":null,"ts":"2015-07-15T00:00:02","score":2.5,"tags":[],"row":{"p":2,"q":true},"extra":"late key","mixed":"one"}
+{"row":{"q":false,"p":3},"id":3.5,"tags":[7]}
 `
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
@@ -23,7 +24,7 @@ not json at all
 		t.Fatal(err)
 	}
 	want := arrow.NewSchema([]arrow.Field{
-		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "id", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, // 3.5 in a record of known keys
 		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Millisecond}, Nullable: true},
 		{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
