@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -19,8 +20,9 @@ import (
 
 // The benchmarks run SQL end to end over a nexmark-shaped Parquet file
 // (bid columns) that they generate once. Compare with DuckDB on the same
-// file: CLINK_BENCH_FILE=path keeps the file, so ../shared/tools/duckpeer
-// can run the same query on it (see README, "Performance").
+// file: CLINK_BENCH_FILE=path keeps the file (written when missing), so
+// ../shared/tools/duckpeer can run the same query on it (see README,
+// "Performance").
 
 const benchBids = 2_000_000
 
@@ -54,7 +56,17 @@ func benchFile(b *testing.B) string {
 
 // writeBidParquet writes n nexmark bids with the generator (snappy, 1M-row
 // row groups, dictionary on: what other writers do by default).
+// CLINK_BENCH_ROWGROUP=rows sets another row group size, e.g. 500000 for
+// four equal row groups, two per core at parallelism 2.
 func writeBidParquet(path string, n int) error {
+	rg := int64(1 << 20)
+	if v := os.Getenv("CLINK_BENCH_ROWGROUP"); v != "" {
+		r, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || r <= 0 {
+			return fmt.Errorf("CLINK_BENCH_ROWGROUP=%q: want a positive number of rows", v)
+		}
+		rg = r
+	}
 	f, ok := connectors.Lookup("nexmark")
 	if !ok {
 		return fmt.Errorf("no nexmark connector")
@@ -74,7 +86,7 @@ func writeBidParquet(path string, n int) error {
 		return err
 	}
 	defer out.Close()
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1<<20), parquet.WithCompression(compress.Codecs.Snappy))
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rg), parquet.WithCompression(compress.Codecs.Snappy))
 	w, err := pqarrow.NewFileWriter(tbl.Schema(), out, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		return err
