@@ -154,6 +154,12 @@ func BenchmarkScanFilterAggregate(b *testing.B) {
 	benchQuery(b, "SELECT channel, COUNT(*), SUM(price) FROM '%s' WHERE price > 1000 GROUP BY channel")
 }
 
+// BenchmarkGroupByString groups on url (~10k values, dictionary codes
+// from the scan).
+func BenchmarkGroupByString(b *testing.B) {
+	benchQuery(b, "SELECT url, COUNT(*), MAX(price) FROM '%s' GROUP BY url")
+}
+
 // BenchmarkGroupByHighCardinality groups on the auction id.
 func BenchmarkGroupByHighCardinality(b *testing.B) {
 	benchQuery(b, "SELECT auction, COUNT(*), MAX(price) FROM '%s' GROUP BY auction")
