@@ -22,17 +22,3 @@ func TestWithoutIdle(t *testing.T) {
 		t.Fatalf("all idle: watermark %d", w)
 	}
 }
-
-func TestParseFlinkDuration(t *testing.T) {
-	for in, want := range map[string]time.Duration{
-		"5 s": 5 * time.Second, "500 ms": 500 * time.Millisecond, "1 min": time.Minute,
-		"2h": 2 * time.Hour, "1500": 1500 * time.Millisecond, "30 seconds": 30 * time.Second,
-	} {
-		if got, err := parseFlinkDuration(in); err != nil || got != want {
-			t.Errorf("%q: %v %v, want %v", in, got, err, want)
-		}
-	}
-	if _, err := parseFlinkDuration("soon"); err == nil {
-		t.Error("'soon' parsed")
-	}
-}

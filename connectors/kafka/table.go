@@ -17,6 +17,7 @@ import (
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/connectors/jsonfmt"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/sql"
 )
 
 func init() {
@@ -107,7 +108,7 @@ func parseConfig(options map[string]string) (*config, error) {
 			}
 			c.startupMs = n
 		case k == "scan.watermark.idle-timeout":
-			d, err := parseFlinkDuration(v)
+			d, err := sql.ParseDuration(v)
 			if err != nil || d < 0 {
 				return nil, fmt.Errorf("kafka: option '%s' = '%s': want a duration such as '5 s', '500 ms' or '1 min'", k, v)
 			}
@@ -276,21 +277,4 @@ func (t *Table) OpenSink(spec connectors.SinkSpec) (exec.Operator, error) {
 		return nil, fmt.Errorf("kafka: table '%s' has METADATA columns: writing them is not supported", spec.Name)
 	}
 	return newSink(t), nil
-}
-
-// parseFlinkDuration reads Flink's duration option values: "5 s", "500 ms",
-// "1 min", "2h", or a bare number of milliseconds.
-func parseFlinkDuration(v string) (time.Duration, error) {
-	v = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(v), " ", ""))
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return time.Duration(n) * time.Millisecond, nil
-	}
-	for long, short := range map[string]string{"milliseconds": "ms", "millisecond": "ms", "seconds": "s",
-		"second": "s", "sec": "s", "minutes": "m", "minute": "m", "min": "m", "hours": "h", "hour": "h"} {
-		if strings.HasSuffix(v, long) {
-			v = strings.TrimSuffix(v, long) + short
-			break
-		}
-	}
-	return time.ParseDuration(v)
 }
