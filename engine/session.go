@@ -190,7 +190,9 @@ func (s *Session) prepare(q *sql.Query, sink exec.Operator, progress *exec.Progr
 // buildOptions are the physical planning options of the session's settings.
 func (s *Session) buildOptions(progress *exec.Progress) plan.BuildOptions {
 	o, env := s.execOptions()
-	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism()}
+	ttl, _ := sql.ParseDuration(s.sets["table.exec.state.ttl"]) // checked by SET
+	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism(),
+		StateTTL: ttl}
 }
 
 // bindOptions are the session's settings that shape binding.
@@ -310,6 +312,7 @@ var knownSettings = map[string]string{
 	"columnar.output":                  "on|off: born-columnar operator output (CLINK_DISABLE_COLUMNAR_OUTPUT)",
 	"columnar.dictionary":              "on|off: dictionary-encoded VARCHAR from Parquet scans to GROUP BY keys (CLINK_DISABLE_DICTIONARY)",
 	"sql-client.execution.result-mode": "table|changelog|tableau",
+	"table.exec.state.ttl":             "how long a regular streaming join keeps a row, e.g. '1 h' (default 0: forever)",
 	"execution.runtime-mode":           "streaming|batch: streaming plans bounded inputs as streams (streaming joins, changelogs); batch (default) uses batch operators where the inputs are bounded",
 }
 
@@ -354,6 +357,11 @@ func (s *Session) set(x *sql.Set, w ResultWriter) (Outcome, error) {
 	if k == "parallelism" {
 		if n, err := strconv.Atoi(x.Value); err != nil || n < 1 || n > 256 {
 			return Outcome{}, fmt.Errorf("SET 'parallelism' = '%s': want a whole number from 1 to 256", x.Value)
+		}
+	}
+	if k == "table.exec.state.ttl" {
+		if d, err := sql.ParseDuration(x.Value); err != nil || d < 0 {
+			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want a duration such as '1 h', '30 min' or '0' (keep state forever)", k, x.Value)
 		}
 	}
 	s.sets[k] = x.Value

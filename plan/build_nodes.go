@@ -279,11 +279,17 @@ func (b *builder) streamJoin(x *Join, l, r *Stage) *Stage {
 		}
 		detail += fmt.Sprintf("; state expires with the watermark: right.%s - left.%s in [%s, %s]",
 			rc, lc, bound(tb.HasLo, tb.Lo, "-inf"), bound(tb.HasHi, tb.Hi, "+inf"))
+	} else if ttl := b.opts.StateTTL; ttl > 0 {
+		detail += fmt.Sprintf("; state: rows expire %s after they arrive (table.exec.state.ttl)", ttl)
 	} else {
 		detail += "; state: unbounded"
 	}
 	spec := ops.StreamJoinSpec{Type: x.Type, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 		LeftOp: x.LeftOp, RightOp: x.RightOp, Time: x.Time, Out: x.schema}
+	if x.Time == nil {
+		// A time-bounded join's state expires with the watermark instead.
+		spec.StateTTL = b.opts.StateTTL
+	}
 	mem := b.opts.Mem
 	return b.op("StreamJoin", detail, func() exec.Operator { return ops.NewStreamJoin(spec, mem) },
 		wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r)

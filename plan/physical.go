@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -94,6 +95,9 @@ type BuildOptions struct {
 	// and keyed stages (0 or 1: one). ORDER BY, LIMIT, global aggregates
 	// and the sink gather into one instance.
 	Parallelism int
+	// StateTTL is 'table.exec.state.ttl': how long a regular streaming
+	// join holds a row (0: forever).
+	StateTTL time.Duration
 }
 
 type builder struct {

@@ -14,6 +14,7 @@ type joinChunk struct {
 	rec     arrow.RecordBatch
 	rows    []exec.Row
 	maxT    int64   // latest event time of a row kept from it (bounded joins)
+	born    int64   // when it arrived, unix nanoseconds (the state TTL)
 	live    int     // entries still in the state
 	matched []int32 // per row: current matches on the other side (outer sides)
 	dropped bool

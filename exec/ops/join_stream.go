@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -52,6 +53,13 @@ type StreamJoinSpec struct {
 	// (an outer join, or a changelog input), then the left input's columns
 	// and the right's, each without its row-kind column.
 	Out *arrow.Schema
+	// StateTTL, when positive, drops held rows that long after they
+	// arrived (Flink's 'table.exec.state.ttl'): a regular join's state
+	// stops growing forever, at the price of missing pairs with rows
+	// older than that. Nothing is emitted when rows expire. Now is the
+	// clock (time.Now when nil; tests set it).
+	StateTTL time.Duration
+	Now      func() time.Time
 }
 
 // Changelog reports whether the join's result is a changelog.
@@ -102,6 +110,7 @@ type StreamJoin struct {
 
 	keysRebuilt                  int // the key table's size after the last rebuild
 	late, badRetracts            int64
+	ttlExpired                   int64 // rows dropped by the state TTL
 	emitsColumnar, emitsHeldBack int64
 
 	// Scratch, reused across batches.
@@ -188,6 +197,9 @@ func (j *StreamJoin) Report() exec.OperatorReport {
 		exec.NamedCount{Name: "state rows left", Value: int64(j.side[0].liveRows)},
 		exec.NamedCount{Name: "state rows right", Value: int64(j.side[1].liveRows)},
 		exec.NamedCount{Name: "state keys", Value: int64(j.keys.len())})
+	if j.spec.StateTTL > 0 {
+		r.Counters = append(r.Counters, exec.NamedCount{Name: "rows expired by the state TTL", Value: j.ttlExpired})
+	}
 	if j.spec.Time != nil {
 		r.Counters = append(r.Counters,
 			exec.NamedCount{Name: "rows expired by the watermark", Value: j.side[0].expired + j.side[1].expired},
@@ -341,6 +353,10 @@ func (j *StreamJoin) eventTime(s int, in joinInput, i int) (int64, bool) {
 // step joins one batch of input s (key ids in j.ids) against the other
 // side's state, holds its rows and emits the pairs.
 func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, out exec.Emitter) error {
+	now, err := j.expireTTL()
+	if err != nil {
+		return err
+	}
 	o := 1 - s
 	mine, other := j.side[s], j.side[o]
 	// Hold the rows while the other input may still send rows to probe
@@ -408,6 +424,7 @@ func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, out exec.Emi
 		if keep && (g >= 0 || j.opCol[s] >= 0) {
 			if chunk < 0 {
 				chunk = mine.addChunk(in.rec, in.rows, in.n)
+				mine.chunks[chunk].born = now
 			}
 			mine.add(chunk, int32(i), g, t, n)
 		}
@@ -417,6 +434,41 @@ func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, out exec.Emi
 	}
 	j.pairs = pairs
 	return j.emit(ctx, s, in, pairs, out)
+}
+
+// expireTTL drops the held rows that arrived StateTTL or longer ago, on
+// both sides, before a batch probes them, and returns the time now (unix
+// nanoseconds, 0 without a TTL). Chunks are held oldest first, so only the
+// old end of each side is looked at.
+func (j *StreamJoin) expireTTL() (int64, error) {
+	if j.spec.StateTTL <= 0 {
+		return 0, nil
+	}
+	clock := j.spec.Now
+	if clock == nil {
+		clock = time.Now
+	}
+	now := clock().UnixNano()
+	cut := now - int64(j.spec.StateTTL)
+	dropped := false
+	for _, side := range j.side {
+		for len(side.live) > 0 {
+			c := side.chunks[side.live[0]]
+			if !c.dropped && c.born > cut {
+				break
+			}
+			if !c.dropped {
+				j.ttlExpired += int64(c.live)
+				side.drop(c)
+				dropped = true
+			}
+			side.live = side.live[1:]
+		}
+	}
+	if dropped {
+		return now, j.maybeRebuild()
+	}
+	return now, nil
 }
 
 // find returns the held entry of input s whose row equals row i of in
