@@ -6,6 +6,11 @@ package ops
 // hashing and group probing dominated high-cardinality aggregation
 // (BenchmarkHashAggregateInt64Key1M), where this table's probe is a
 // multiply, a shift and usually one cache line.
+//
+// Tried and measured: (key, id) slots in one slice, so a probe touches one
+// line instead of two, made GROUP BY auction (130k groups) slower (77-82 ms
+// against 67-74 ms, alternating runs) and the bids-auctions join no faster:
+// 16-byte slots are a third more memory than 8 + 4.
 type int64Table struct {
 	keys  []int64
 	ids   []int32 // -1: empty slot
