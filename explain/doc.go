@@ -18,6 +18,7 @@
 //	switches      object   A/B switches in force, each as its reason text (optional fields):
 //	  disable_columnar         "disabled: CLINK_DISABLE_COLUMNAR" or "disabled: SET 'columnar' = 'off'"
 //	  disable_columnar_output  "disabled: CLINK_DISABLE_COLUMNAR_OUTPUT" or "disabled: SET 'columnar.output' = 'off'"
+//	  disable_dictionary       "disabled: CLINK_DISABLE_DICTIONARY" or "disabled: SET 'columnar.dictionary' = 'off'"
 //	root          int      id of the result sink, the top of the tree
 //	stages        array    one object per stage, by id:
 //	  id            int      stage number, as printed in the text ("[3]")
@@ -43,6 +44,9 @@
 //	    row_groups_total   int       row groups in the scanned files (Parquet)
 //	    row_groups_skipped int       row groups the filters let the scan skip
 //	    ignored_filters    [string]  conjuncts offered to a source that does not use them
+//	    dictionary         [string]  VARCHAR columns handed out as dictionary codes (to GROUP BY keys)
+//	    dictionary_batches [int,int] after ANALYZE: column batches handed out as codes, and plain
+//	                                 (a file's fallback pages)
 //	  runtime       object   after ANALYZE:
 //	    rows_in, batches_in                   data into the stage
 //	    batches_in_columnar, batches_in_rows  how those batches arrived
