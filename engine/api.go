@@ -32,6 +32,21 @@ type OrderedWriter interface {
 	ResultOrder(keys []ops.SortKey)
 }
 
+// TableOrder orders the rows of a changelog applied as a table, which
+// leaves out the row kind (column 0 of the result), by keys as
+// ResultOrder gives them; nil when a key is the row kind itself.
+func TableOrder(keys []ops.SortKey) func(a, b exec.Row) int {
+	shifted := make([]ops.SortKey, 0, len(keys))
+	for _, k := range keys {
+		if k.Col < 1 {
+			return nil
+		}
+		k.Col--
+		shifted = append(shifted, k)
+	}
+	return ops.RowOrder(shifted)
+}
+
 // ExecOptions are per-statement options.
 type ExecOptions struct {
 	// Progress, when set, is advanced by the scans while the query runs.

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -14,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/clink-sql/clink/exec"
 )
@@ -43,28 +41,8 @@ func writeDictFile(t *testing.T, path string, n int) {
 		}
 		rows[i] = exec.Row{ch, int64(i % 1000), fmt.Sprintf("n%d", i%97)}
 	}
-	rec, err := exec.EncodeRows(memory.DefaultAllocator, schema, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Release()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(n/3)), parquet.WithDictionaryDefault(true),
+	writeParquet(t, path, schema, rows, int64(n/3),
 		parquet.WithDictionaryPageSizeLimit(32<<10), parquet.WithDataPageSize(4<<10))
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 var dictBatchesRE = regexp.MustCompile(`dictionary-encoded to GROUP BY keys: ([a-z, ]+) \((\d+) batch(?:es)? as codes, (\d+) plain\)`)

@@ -102,8 +102,9 @@ func writeFixtures(t testing.TB, dir string) {
 	writeParquet(t, filepath.Join(dir, "parts", "b.parquet"), ordersSchema, ordersRows[4:], 2)
 }
 
-// writeParquet writes rows with row groups of rowGroup rows.
-func writeParquet(t testing.TB, path string, schema *arrow.Schema, rows []exec.Row, rowGroup int64) {
+// writeParquet writes rows with row groups of rowGroup rows, dictionary
+// encoding on, and any further writer properties.
+func writeParquet(t testing.TB, path string, schema *arrow.Schema, rows []exec.Row, rowGroup int64, more ...parquet.WriterProperty) {
 	rec, err := exec.EncodeRows(memory.DefaultAllocator, schema, rows)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +115,8 @@ func writeParquet(t testing.TB, path string, schema *arrow.Schema, rows []exec.R
 		t.Fatal(err)
 	}
 	defer f.Close()
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup), parquet.WithDictionaryDefault(true))
+	props := parquet.NewWriterProperties(append([]parquet.WriterProperty{parquet.WithMaxRowGroupLength(rowGroup),
+		parquet.WithDictionaryDefault(true)}, more...)...)
 	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/ops"
 )
@@ -79,17 +80,7 @@ const liveInterval = 200 * time.Millisecond
 // ResultOrder implements engine.OrderedWriter: the rank order of a
 // continuous top-n, by the result's columns, of which the table drops the
 // first (op).
-func (t *tableModeSink) ResultOrder(keys []ops.SortKey) {
-	shifted := make([]ops.SortKey, 0, len(keys))
-	for _, k := range keys {
-		if k.Col < 1 {
-			return
-		}
-		k.Col--
-		shifted = append(shifted, k)
-	}
-	t.order = ops.RowOrder(shifted)
-}
+func (t *tableModeSink) ResultOrder(keys []ops.SortKey) { t.order = engine.TableOrder(keys) }
 
 func (t *tableModeSink) Columns(s *arrow.Schema, bounded bool) error {
 	if s.NumFields() == 0 || s.Field(0).Name != "op" || s.Field(0).Type.ID() != arrow.STRING {

@@ -119,16 +119,8 @@ type resultWriter struct {
 // continuous top-n by the result's columns, of which the table drops the
 // first (op).
 func (w *resultWriter) ResultOrder(keys []ops.SortKey) {
-	shifted := make([]ops.SortKey, 0, len(keys))
-	for _, k := range keys {
-		if k.Col < 1 {
-			return
-		}
-		k.Col--
-		shifted = append(shifted, k)
-	}
 	w.mu.Lock()
-	w.order = ops.RowOrder(shifted)
+	w.order = engine.TableOrder(keys)
 	w.mu.Unlock()
 }
 
