@@ -268,6 +268,11 @@ func (j *StreamJoin) Process(ctx context.Context, input int, b *exec.Batch, out 
 		j.err = err
 		return err
 	}
+	// Expire before taking key ids: the expiry may rebuild the key table.
+	now, err := j.expireTTL()
+	if err != nil {
+		return err
+	}
 	rows := b.Rows()
 	ids := j.ids[:0]
 	for ri, r := range rows {
@@ -287,7 +292,7 @@ func (j *StreamJoin) Process(ctx context.Context, input int, b *exec.Batch, out 
 	}
 	j.ids = ids
 	in := joinInput{rows: rows, n: len(rows)}
-	return j.step(ctx, input, in, out)
+	return j.step(ctx, input, in, now, out)
 }
 
 // ProcessColumnar probes and holds an append-only input's record without
@@ -300,6 +305,10 @@ func (j *StreamJoin) ProcessColumnar(ctx context.Context, input int, b *exec.Bat
 		j.err = err
 		return false, err
 	}
+	now, err := j.expireTTL()
+	if err != nil {
+		return true, err
+	}
 	rec := b.Record()
 	n := int(rec.NumRows())
 	j.kcols = j.kcols[:0]
@@ -311,7 +320,7 @@ func (j *StreamJoin) ProcessColumnar(ctx context.Context, input int, b *exec.Bat
 		return true, fmt.Errorf("stream join: input %d: %w", input, err)
 	}
 	j.ids = ids
-	return true, j.step(ctx, input, joinInput{rec: rec, n: n}, out)
+	return true, j.step(ctx, input, joinInput{rec: rec, n: n}, now, out)
 }
 
 // joinInput is the arriving batch in either form.
@@ -350,13 +359,10 @@ func (j *StreamJoin) eventTime(s int, in joinInput, i int) (int64, bool) {
 	return toMicros(int64(v), j.scale[s][0], j.scale[s][1]), true
 }
 
-// step joins one batch of input s (key ids in j.ids) against the other
-// side's state, holds its rows and emits the pairs.
-func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, out exec.Emitter) error {
-	now, err := j.expireTTL()
-	if err != nil {
-		return err
-	}
+// step joins one batch of input s (key ids in j.ids, taken after the
+// TTL's expiry) against the other side's state, holds its rows (arrived
+// at now, for the TTL) and emits the pairs.
+func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, now int64, out exec.Emitter) error {
 	o := 1 - s
 	mine, other := j.side[s], j.side[o]
 	// Hold the rows while the other input may still send rows to probe
@@ -437,7 +443,8 @@ func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, out exec.Emi
 }
 
 // expireTTL drops the held rows that arrived StateTTL or longer ago, on
-// both sides, before a batch probes them, and returns the time now (unix
+// both sides, before a batch takes its key ids and probes them (a drop
+// may rebuild the key table), and returns the time now (unix
 // nanoseconds, 0 without a TTL). Chunks are held oldest first, so only the
 // old end of each side is looked at.
 func (j *StreamJoin) expireTTL() (int64, error) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
@@ -110,5 +111,51 @@ func TestStreamJoinStateTTL(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The TTL's expiry can rebuild the key table (once more of the state is
+// dead than alive); the arriving batch's key ids must be taken from the
+// table it then probes and is held under, not the one before. A large
+// batch expires, the next left batch triggers the rebuild, and a right
+// batch must still meet it.
+func TestStreamJoinStateTTLRebuild(t *testing.T) {
+	const big = 1<<16 + 1000
+	for _, col := range []bool{false, true} {
+		t.Run(fmt.Sprintf("columnar=%v", col), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			clock := time.Unix(1000, 0)
+			j := NewStreamJoin(StreamJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0}, LeftOp: -1, RightOp: -1,
+				Out: joinSchema(), StateTTL: 10 * time.Second, Now: func() time.Time { return clock }}, mem)
+			defer j.Close()
+			ctx := context.Background()
+			cap := &capture{}
+			feed := func(s int, in input) {
+				t.Helper()
+				for _, b := range makeBatches(t, mem, in, len(in.rows), col) {
+					if _, err := exec.Dispatch(ctx, j, col, s, b, cap); err != nil {
+						t.Fatal(err)
+					}
+					b.Release()
+				}
+			}
+			leftRow := func(k int64) exec.Row { return exec.Row{k, "s", int64(1), 1.5, arrow.Timestamp(0)} }
+			old := make([]exec.Row, big)
+			for i := range old {
+				old[i] = leftRow(int64(i))
+			}
+			feed(0, input{SampleSchema, old})
+			clock = clock.Add(20 * time.Second)
+			feed(0, input{SampleSchema, []exec.Row{leftRow(5_000_000), leftRow(5_000_001)}})
+			feed(1, input{buildSchema, []exec.Row{{int64(5_000_000), "a", 1.0}, {int64(5_000_001), "b", 2.0}}})
+			got, _ := cap.rows()
+			if len(got) != 2 {
+				t.Errorf("got %d pairs %v, want 2 (the two rows of the last left batch)", len(got), got)
+			}
+			if j.ttlExpired != big {
+				t.Errorf("%d rows expired by the TTL, want %d", j.ttlExpired, big)
+			}
+		})
 	}
 }
