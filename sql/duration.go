@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +14,9 @@ import (
 func ParseDuration(v string) (time.Duration, error) {
 	v = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(v), " ", ""))
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n > math.MaxInt64/int64(time.Millisecond) || n < math.MinInt64/int64(time.Millisecond) {
+			return 0, fmt.Errorf("%d ms is out of range", n)
+		}
 		return time.Duration(n) * time.Millisecond, nil
 	}
 	for _, u := range []struct{ long, short string }{
@@ -25,6 +30,9 @@ func ParseDuration(v string) (time.Duration, error) {
 	}
 	if n, ok := strings.CutSuffix(v, "d"); ok {
 		if days, err := strconv.ParseFloat(n, 64); err == nil {
+			if days*float64(24*time.Hour) > math.MaxInt64 || days*float64(24*time.Hour) < math.MinInt64 {
+				return 0, fmt.Errorf("%s days is out of range", n)
+			}
 			return time.Duration(days * float64(24*time.Hour)), nil
 		}
 	}

@@ -15,7 +15,7 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("%q: %v %v, want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"soon", "", "5 parsecs"} {
+	for _, bad := range []string{"soon", "", "5 parsecs", "9223372036854775807", "200000 days"} {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
