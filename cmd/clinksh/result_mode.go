@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -225,7 +224,7 @@ func (t *tableModeSink) applyLocked(op any, vals exec.Row) error {
 		}
 	case "-U", "-D":
 		for j, r := range t.rows {
-			if reflect.DeepEqual(r, vals) {
+			if ops.SameRow(r, vals) {
 				t.rows = slices.Delete(t.rows, j, j+1)
 				if op == "-U" {
 					t.hole = j

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/ops"
@@ -124,5 +126,40 @@ func (c *countingSink) Batch(b *exec.Batch) error {
 func (c *countingSink) ResultOrder(keys []ops.SortKey) {
 	if ow, ok := c.sink.(engine.OrderedWriter); ok {
 		ow.ResultOrder(keys)
+	}
+}
+
+// A retraction removes the row it names bit for bit: a NaN row is
+// retracted (NaN is not equal to itself under ==), and -0.0 does not take
+// away 0.0.
+func TestTableModeRetractsNaN(t *testing.T) {
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	tm := &tableModeSink{inner: newSink(formatCSV, sinkOptions{out: w})}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "op", Type: arrow.BinaryTypes.String},
+		{Name: "k", Type: arrow.BinaryTypes.String},
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	}, nil)
+	if err := tm.Columns(schema, false); err != nil {
+		t.Fatal(err)
+	}
+	batch := exec.NewRowBatch(schema, []exec.Row{
+		{"+I", "nan", math.NaN()},
+		{"+I", "zero", 0.0},
+		{"-D", "nan", math.NaN()},
+		{"-D", "zero", math.Copysign(0, -1)},
+	})
+	err := tm.Batch(batch)
+	batch.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.finish(nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	if got := strings.TrimSpace(b.String()); got != "k,x\nzero,0" {
+		t.Errorf("table:\n%s\nwant only the 0.0 row", got)
 	}
 }

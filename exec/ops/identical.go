@@ -23,6 +23,10 @@ func identical(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
+// SameRow reports whether a retraction's row names row b: identical over
+// every column. Displays that apply a changelog use it, as the operators do.
+func SameRow(a, b exec.Row) bool { return identicalRows(a, b) }
+
 // identicalRows is identical over every column.
 func identicalRows(a, b exec.Row) bool {
 	if len(a) != len(b) {

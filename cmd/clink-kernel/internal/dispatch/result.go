@@ -266,8 +266,10 @@ func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
 			w.rows = slices.Insert(w.rows, at, row)
 			w.raw = slices.Insert(w.raw, at, vals)
 		case "-U", "-D":
-			for j, r := range w.rows {
-				if slices.Equal(r, row) {
+			// By value, not by the formatted cells: two values can print
+			// alike (floats), and the raw row is what the retraction names.
+			for j, r := range w.raw {
+				if ops.SameRow(r, vals) {
 					w.rows = slices.Delete(w.rows, j, j+1)
 					w.raw = slices.Delete(w.raw, j, j+1)
 					break
