@@ -16,7 +16,7 @@ func TestDictionaryOnlyVarcharKeys(t *testing.T) {
 	cases := []struct{ q, want string }{
 		{"SELECT late, COUNT(*) FROM '" + f + "' GROUP BY late", ""},
 		{"SELECT late, COUNT(*), SUM(v) FROM '" + f + "' WHERE v > 5 GROUP BY late", ""},
-		{"SELECT k, late, COUNT(*) FROM '" + f + "' GROUP BY k, late", "dictionary-encoded to GROUP BY keys: k ("},
+		{"SELECT k, late, COUNT(*) FROM '" + f + "' GROUP BY k, late", "dictionary codes to GROUP BY keys and MIN/MAX: k ("},
 	}
 	ctx := context.Background()
 	for _, c := range cases {
@@ -32,7 +32,7 @@ func TestDictionaryOnlyVarcharKeys(t *testing.T) {
 			}
 			got := ""
 			for _, l := range strings.Split(o.Text, "\n") {
-				if i := strings.Index(l, "dictionary-encoded"); i >= 0 {
+				if i := strings.Index(l, "dictionary codes"); i >= 0 {
 					got = l[i:]
 				}
 			}

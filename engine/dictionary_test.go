@@ -45,7 +45,7 @@ func writeDictFile(t *testing.T, path string, n int) {
 		parquet.WithDictionaryPageSizeLimit(32<<10), parquet.WithDataPageSize(4<<10))
 }
 
-var dictBatchesRE = regexp.MustCompile(`dictionary-encoded to GROUP BY keys: ([a-z, ]+) \((\d+) batch(?:es)? as codes, (\d+) plain\)`)
+var dictBatchesRE = regexp.MustCompile(`dictionary codes to GROUP BY keys and MIN/MAX: ([a-z, ]+) \((\d+) batch(?:es)? as codes, (\d+) plain\)`)
 
 // A VARCHAR GROUP BY key read from Parquet travels as dictionary codes
 // (EXPLAIN ANALYZE counts the batches), and every query gives the answer
@@ -61,7 +61,11 @@ func TestDictionaryGroupByKeys(t *testing.T) {
 		{"SELECT ch, COUNT(*), SUM(price) FROM '%s' WHERE price > 100 GROUP BY ch", "ch"},
 		{"SELECT ch, name, COUNT(*) FROM '%s' GROUP BY ch, name", "ch, name"},
 		// The key is also read by a predicate and an aggregate: both decode.
-		{"SELECT ch, MAX(ch), MIN(name), COUNT(*) FROM '%s' WHERE ch <> 'channel-07' AND ch LIKE 'c%%' GROUP BY ch", "ch"},
+		{"SELECT ch, MAX(ch), MIN(name), COUNT(*) FROM '%s' WHERE ch <> 'channel-07' AND ch LIKE 'c%%' GROUP BY ch", "ch, name"},
+		// MIN/MAX without GROUP BY compare in the dictionary; a column
+		// another aggregate reads stays plain.
+		{"SELECT MAX(ch), MIN(ch), MAX(name), COUNT(*) FROM '%s' WHERE price > 10", "ch, name"},
+		{"SELECT MAX(ch), COUNT(DISTINCT ch) FROM '%s'", ""},
 		{"SELECT c2, COUNT(*) FROM (SELECT ch AS c2, price + 1 AS p FROM '%s' WHERE price %% 3 = 0) AS t WHERE p > 10 GROUP BY c2", "ch"},
 		// A computed key is not a scan column: nothing to encode.
 		{"SELECT upper(ch), COUNT(*) FROM '%s' GROUP BY upper(ch)", ""},
@@ -93,7 +97,7 @@ func TestDictionaryGroupByKeys(t *testing.T) {
 				got := sortLines(w.sb.String())
 				if want == "" {
 					want = got
-					if strings.Count(want, "\n") < 10 {
+					if strings.Count(want, "\n") < 1 {
 						t.Fatalf("%s: only %q", q, want)
 					}
 				} else if got != want {

@@ -130,7 +130,7 @@ func details(s *Stage, root, verbose bool) []string {
 			out = append(out, "columns read: "+strings.Join(sc.Columns, ", "))
 		}
 		if len(sc.Dictionary) > 0 {
-			l := "dictionary-encoded to GROUP BY keys: " + strings.Join(sc.Dictionary, ", ")
+			l := "dictionary codes to GROUP BY keys and MIN/MAX: " + strings.Join(sc.Dictionary, ", ")
 			if sc.DictionaryBatches != nil {
 				d, p := sc.DictionaryBatches[0], sc.DictionaryBatches[1]
 				l += fmt.Sprintf(" (%d %s as codes, %d plain)", d, plural(d, "batch", "batches"), p)

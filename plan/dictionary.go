@@ -20,14 +20,16 @@ type columnRef interface {
 }
 
 // dictionaries asks scans for dictionary-encoded VARCHAR columns where a
-// column goes from the scan to GROUP BY keys only through filters and bare
-// column references of projections, in the same subtask (no exchange in
-// between: the exchange hashes plain values). The codes then cross the
-// filter as four bytes a row instead of a string copy, and the aggregate
-// looks each dictionary entry up once instead of hashing every row's
-// string (see ops.keyIndex). Any other reader of the column in that chain
-// (a predicate, a computed projection, an aggregate's argument) decodes
-// it, so the choice only changes speed; EXPLAIN shows it on the scan.
+// column goes from the scan to GROUP BY keys or MIN/MAX (HashAggregate.
+// CodeCols) only through filters and bare column references of
+// projections, in the same subtask (no exchange in between: the exchange
+// hashes plain values). The codes then cross the filter as four bytes a
+// row instead of a string copy, and the aggregate looks each dictionary
+// entry up once instead of hashing or comparing every row's string (see
+// ops.keyIndex, agg_minmax_dict.go). Any other reader of the column in
+// that chain (a predicate, a computed projection, another aggregate's
+// argument) decodes it, so the choice only changes speed; EXPLAIN shows it
+// on the scan.
 func (b *builder) dictionaries() {
 	if b.opts.Exec.DisableColumnar || b.opts.Exec.DisableDictionary {
 		return
@@ -37,10 +39,10 @@ func (b *builder) dictionaries() {
 			continue
 		}
 		agg, ok := s.Exec.Op.(*ops.HashAggregate)
-		if !ok || len(agg.GroupCols()) == 0 {
+		if !ok {
 			continue
 		}
-		cols := append([]int(nil), agg.GroupCols()...)
+		cols, plain := agg.CodeCols()
 		c := s.Children[0]
 	walk:
 		for len(cols) > 0 && len(c.Instances) == len(s.Instances) {
@@ -48,18 +50,15 @@ func (b *builder) dictionaries() {
 			case *ops.Filter:
 				c = c.Children[0]
 			case *ops.Project:
-				var in []int
-				for _, k := range cols {
-					if ref, ok := op.Exprs()[k].(columnRef); ok {
-						in = append(in, ref.ColumnIndex())
-					}
-				}
-				cols = in
+				cols, plain = throughProject(op, cols), throughProject(op, plain)
 				c = c.Children[0]
 			default:
 				break walk
 			}
 		}
+		// A scan column another aggregate reads as well (through a second
+		// reference) stays plain: it would be decoded there anyway.
+		cols = slices.DeleteFunc(cols, func(k int) bool { return slices.Contains(plain, k) })
 		if len(cols) == 0 || c.Exec.Src == nil || len(c.Instances) != len(s.Instances) {
 			continue
 		}
@@ -89,4 +88,16 @@ func (b *builder) dictionaries() {
 			}
 		}
 	}
+}
+
+// throughProject maps columns of a projection's output to its input: bare
+// references only (a computed column is not the scan's).
+func throughProject(p *ops.Project, cols []int) []int {
+	var in []int
+	for _, k := range cols {
+		if ref, ok := p.Exprs()[k].(columnRef); ok {
+			in = append(in, ref.ColumnIndex())
+		}
+	}
+	return in
 }

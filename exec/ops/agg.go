@@ -139,6 +139,24 @@ func (h *HashAggregate) SetColumnarOutput(on bool) { h.columnarOut = on }
 // to columns that are keys and nothing else.
 func (h *HashAggregate) GroupCols() []int { return h.groupCols }
 
+// CodeCols are the input columns that may arrive dictionary-encoded to
+// their benefit, the group key's and MIN/MAX arguments (both look a
+// dictionary entry up once instead of a string per row), and those other
+// aggregates read, which would decode them (plain).
+func (h *HashAggregate) CodeCols() (codes, plain []int) {
+	codes = append([]int(nil), h.groupCols...)
+	for _, s := range h.aggs {
+		switch {
+		case s.Func == "count_star":
+		case (s.Func == "min" || s.Func == "max") && !s.Distinct:
+			codes = append(codes, s.Col)
+		default:
+			plain = append(plain, s.Col)
+		}
+	}
+	return codes, plain
+}
+
 // ValueCols: see GroupCols.
 func (h *HashAggregate) ValueCols() []int {
 	var cols []int
@@ -289,8 +307,11 @@ func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch,
 			}
 			continue
 		}
-		col, err := exec.PlainArray(h.mem, rec.Column(h.aggs[i].Col))
-		if err != nil {
+		col := rec.Column(h.aggs[i].Col)
+		var err error
+		if td, ok := a.(interface{ takesDictionary() bool }); ok && td.takesDictionary() {
+			col.Retain()
+		} else if col, err = exec.PlainArray(h.mem, col); err != nil {
 			return true, fmt.Errorf("aggregate %s: %w", h.aggs[i], err)
 		}
 		err = a.updateColumnar(col, h.ids)
@@ -376,6 +397,11 @@ func (h *HashAggregate) Close() {
 	}
 	h.keyBld = nil
 	h.keys.release()
+	for _, a := range h.accs {
+		if r, ok := a.(interface{ release() }); ok {
+			r.release()
+		}
+	}
 }
 
 // appendFromArr appends arr[i] to a builder of the same type, without

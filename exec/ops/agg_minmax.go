@@ -35,6 +35,7 @@ type minMaxAcc struct {
 	floats []float64
 	strs   []string
 	decs   []decimal128.Num
+	dict   minMaxDict // dictionary-encoded input (agg_minmax_dict.go)
 }
 
 func newMinMaxAcc(isMax bool, typ arrow.DataType) (*minMaxAcc, error) {
@@ -154,6 +155,9 @@ func minMaxInts[T int32 | int64](m *minMaxAcc, vals []T, arr arrow.Array, ids []
 }
 
 func (m *minMaxAcc) updateColumnar(arr arrow.Array, ids []int32) error {
+	if a, ok := arr.(*array.Dictionary); ok && m.cat == mmString {
+		return m.minMaxDictionary(a, ids)
+	}
 	if !arrow.TypeEqual(arr.DataType(), m.typ) {
 		return fmt.Errorf("input column is %s, expected %s", arr.DataType(), m.typ)
 	}

@@ -141,7 +141,7 @@ func feedColumnar(t *testing.T, op exec.Operator, batches []*exec.Batch) []exec.
 // NULL codes and codes of a NULL entry, duplicate entries, and with the
 // key also read by MIN/MAX (decoded for the accumulator).
 func TestHashAggregateDictionaryKeys(t *testing.T) {
-	for _, groups := range [][]int{{1}, {0, 1}, {1, 0}} {
+	for _, groups := range [][]int{{1}, {0, 1}, {1, 0}, {0}, {}} {
 		for _, size := range []int{1, 7, 100} {
 			t.Run(fmt.Sprintf("group%v/size=%d", groups, size), func(t *testing.T) {
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
