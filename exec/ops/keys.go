@@ -127,15 +127,7 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 			v := a.Value(i)
 			id, found := k.strs[v]
 			if !found {
-				id = -1
-				if insert {
-					id = k.n
-					k.n++
-					k.strs[strings.Clone(v)] = id
-					if onNew != nil {
-						onNew(i)
-					}
-				}
+				id = k.addStr(v, insert, onNew, i)
 			}
 			ids = append(ids, id)
 		}
@@ -218,15 +210,9 @@ func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32,
 		v := vals.Value(c)
 		id, found := k.strs[v]
 		if !found {
-			if !insert {
+			if id = k.addStr(v, insert, onNew, i); id < 0 {
 				ids = append(ids, -1)
 				continue
-			}
-			id = k.n
-			k.n++
-			k.strs[strings.Clone(v)] = id
-			if onNew != nil {
-				onNew(i)
 			}
 		}
 		memo[c] = id
@@ -248,6 +234,21 @@ func checkCodes(a *array.Dictionary, n int) error {
 		}
 	}
 	return nil
+}
+
+// addStr is a VARCHAR key's miss: it is added (a copy: v may alias Arrow
+// memory) when insert is set, else -1.
+func (k *keyIndex) addStr(v string, insert bool, onNew func(row int), row int) int32 {
+	if !insert {
+		return -1
+	}
+	id := k.n
+	k.n++
+	k.strs[strings.Clone(v)] = id
+	if onNew != nil {
+		onNew(row)
+	}
+	return id
 }
 
 // release lets go of the remembered dictionary.
