@@ -71,8 +71,14 @@ func TestStreamJoinStateTTL(t *testing.T) {
 						ri += n
 					}
 					for _, b := range makeBatches(t, mem, in, n, col) {
-						if _, err := exec.Dispatch(ctx, j, col, s, b, cap); err != nil {
+						took, err := exec.Dispatch(ctx, j, col, s, b, cap)
+						if err != nil {
 							t.Fatal(err)
+						}
+						// The columnar path must have taken a columnar batch
+						// without decoding it into rows.
+						if col && (!took || b.Materialized()) {
+							t.Fatalf("columnar batch: taken %v, materialised %v", took, b.Materialized())
 						}
 						b.Release()
 					}
