@@ -43,6 +43,27 @@ type ScanSpec struct {
 	// parts of the table, so parallel instances read it together. The
 	// planner sets Splits > 1 only for a SplitTable.
 	Split, Splits int
+	// Share, when set (Splits > 1), is common to all the parts of one
+	// split scan, so they can hand work out among themselves as they run
+	// instead of each reading a fixed part; see Share.
+	Share *Share
+}
+
+// Share is one value the parts of a split scan hold in common. A source
+// that keeps its work in a queue there lets a part that finishes early take
+// what is left, so a part on a slower core (or with more expensive rows)
+// no longer sets the scan's end. The planner makes one per scan and passes
+// it to every part's Open; a source may ignore it.
+type Share struct {
+	once sync.Once
+	v    any
+}
+
+// Get returns the shared value, made by init on the first call (the
+// parts' calls may race; init runs once and the others wait for it).
+func (s *Share) Get(init func() any) any {
+	s.once.Do(func() { s.v = init() })
+	return s.v
 }
 
 // SplitTable is a Table whose scans split into disjoint parts that run in

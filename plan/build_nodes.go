@@ -45,10 +45,11 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		for _, f := range x.Filters {
 			s.Filters = append(s.Filters, f.Format(full.Field(f.Column).Name))
 		}
+		share := &connectors.Share{}
 		s, err := b.source(s, func(split, splits int) (exec.Source, error) {
 			spec := connectors.ScanSpec{Columns: x.Columns, Filters: x.Filters, Progress: b.opts.Progress}
 			if splits > 1 {
-				spec.Split, spec.Splits = split, splits
+				spec.Split, spec.Splits, spec.Share = split, splits, share
 			}
 			src, err := x.Table.Open(spec)
 			if err != nil {
