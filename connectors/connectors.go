@@ -56,13 +56,27 @@ type ScanSpec struct {
 // it to every part's Open; a source may ignore it.
 type Share struct {
 	once sync.Once
+	mu   sync.Mutex
 	v    any
 }
 
 // Get returns the shared value, made by init on the first call (the
 // parts' calls may race; init runs once and the others wait for it).
 func (s *Share) Get(init func() any) any {
-	s.once.Do(func() { s.v = init() })
+	s.once.Do(func() {
+		v := init()
+		s.mu.Lock()
+		s.v = v
+		s.mu.Unlock()
+	})
+	return s.v
+}
+
+// Peek returns the shared value if Get has made it, else nil; it never
+// waits (EXPLAIN reads it while the scan may still run).
+func (s *Share) Peek() any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.v
 }
 

@@ -23,6 +23,13 @@ import (
 // midway: a scan hands out codes for most batches and plain strings for
 // the rest. name has 97 values.
 func writeDictFile(t *testing.T, path string, n int) {
+	schema, rows := dictRows(n)
+	writeParquet(t, path, schema, rows, int64(n/3),
+		parquet.WithDictionaryPageSizeLimit(32<<10), parquet.WithDataPageSize(4<<10))
+}
+
+// dictRows are writeDictFile's rows.
+func dictRows(n int) (*arrow.Schema, []exec.Row) {
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "ch", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "price", Type: arrow.PrimitiveTypes.Int64},
@@ -41,8 +48,7 @@ func writeDictFile(t *testing.T, path string, n int) {
 		}
 		rows[i] = exec.Row{ch, int64(i % 1000), fmt.Sprintf("n%d", i%97)}
 	}
-	writeParquet(t, path, schema, rows, int64(n/3),
-		parquet.WithDictionaryPageSizeLimit(32<<10), parquet.WithDataPageSize(4<<10))
+	return schema, rows
 }
 
 var dictBatchesRE = regexp.MustCompile(`dictionary codes to GROUP BY keys and MIN/MAX: ([a-z, ]+) \((\d+) batch(?:es)? as codes, (\d+) plain\)`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -191,8 +192,12 @@ func (s *Session) prepare(q *sql.Query, sink exec.Operator, progress *exec.Progr
 func (s *Session) buildOptions(progress *exec.Progress) plan.BuildOptions {
 	o, env := s.execOptions()
 	ttl, _ := sql.ParseDuration(s.sets["table.exec.state.ttl"]) // checked by SET
+	fixed := os.Getenv("CLINK_FIXED_SPLITS") == "1"
+	if v, ok := s.sets["parallelism.shared-ranges"]; ok && isOff(v) {
+		fixed = true
+	}
 	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism(),
-		StateTTL: ttl}
+		StateTTL: ttl, FixedSplits: fixed}
 }
 
 // bindOptions are the session's settings that shape binding.
@@ -308,6 +313,7 @@ func (s *Session) Settings() map[string]string {
 
 var knownSettings = map[string]string{
 	"parallelism":                      "parallel subtasks per query (default: the number of cores)",
+	"parallelism.shared-ranges":        "on|off: parallel Parquet scans take row ranges from one queue as they run; off gives each subtask fixed row groups (CLINK_FIXED_SPLITS)",
 	"columnar":                         "on|off: columnar operator paths (CLINK_DISABLE_COLUMNAR)",
 	"columnar.output":                  "on|off: born-columnar operator output (CLINK_DISABLE_COLUMNAR_OUTPUT)",
 	"columnar.dictionary":              "on|off: dictionary-encoded VARCHAR from Parquet scans to GROUP BY keys (CLINK_DISABLE_DICTIONARY)",

@@ -47,6 +47,9 @@
 //	    dictionary         [string]  VARCHAR columns handed out as dictionary codes (to GROUP BY keys)
 //	    dictionary_batches [int,int] after ANALYZE: column batches handed out as codes, and plain
 //	                                 (a file's fallback pages)
+//	    shared_ranges      bool      the subtasks take row ranges from one queue as they run (Parquet, parallelism > 1)
+//	    row_ranges         int       after ANALYZE: ranges read
+//	    row_groups_cut     int       after ANALYZE: row groups cut into several ranges (at page boundaries)
 //	  runtime       object   after ANALYZE:
 //	    rows_in, batches_in                   data into the stage
 //	    batches_in_columnar, batches_in_rows  how those batches arrived

@@ -78,6 +78,12 @@ type Scan struct {
 	// column batches that were codes and those a file had plain.
 	Dictionary        []string  `json:"dictionary,omitempty"`
 	DictionaryBatches *[2]int64 `json:"dictionary_batches,omitempty"`
+	// SharedRanges: the subtasks take row ranges from one queue as they
+	// run (Parquet at parallelism > 1); after a run, RowRanges counts the
+	// ranges read and RowGroupsCut the row groups cut into several.
+	SharedRanges bool   `json:"shared_ranges,omitempty"`
+	RowRanges    *int64 `json:"row_ranges,omitempty"`
+	RowGroupsCut *int   `json:"row_groups_cut,omitempty"`
 }
 
 // Runtime are a stage's counters after EXPLAIN ANALYZE.
@@ -274,6 +280,12 @@ type dictionaryCounter interface {
 	DictionaryBatches() (dict, plain int64)
 }
 
+// rangeSharer is a split source whose parts take row ranges from a shared
+// queue (Parquet).
+type rangeSharer interface {
+	RowRanges() (shared bool, ranges int64, cut int)
+}
+
 func scan(s *plan.Stage, ins []*exec.Stage, analyze bool) *Scan {
 	sc := &Scan{Columns: s.Columns}
 	if _, ok := s.Source.(skipper); ok {
@@ -308,6 +320,19 @@ func scan(s *plan.Stage, ins []*exec.Stage, analyze bool) *Scan {
 			}
 		}
 		sc.DictionaryBatches = &n
+	}
+	var ranges int64
+	cut := 0
+	for _, in := range ins {
+		if rs, ok := in.Src.(rangeSharer); ok {
+			shared, n, c := rs.RowRanges()
+			sc.SharedRanges = sc.SharedRanges || shared
+			ranges += n
+			cut = max(cut, c)
+		}
+	}
+	if sc.SharedRanges && analyze {
+		sc.RowRanges, sc.RowGroupsCut = &ranges, &cut
 	}
 	if sc.Columns == nil && sc.SkipFilters == nil && sc.IgnoredFilters == nil && sc.RowGroupsTotal == nil && sc.Dictionary == nil {
 		return nil

@@ -144,6 +144,16 @@ func details(s *Stage, root, verbose bool) []string {
 			}
 			out = append(out, l)
 		}
+		if sc.SharedRanges {
+			l := "row ranges: taken from one queue by the subtasks as they finish"
+			if sc.RowRanges != nil {
+				l = fmt.Sprintf("row ranges: %d, taken from one queue by the subtasks as they finish", *sc.RowRanges)
+				if *sc.RowGroupsCut > 0 {
+					l += fmt.Sprintf(" (%d %s cut at page boundaries)", *sc.RowGroupsCut, plural(int64(*sc.RowGroupsCut), "row group", "row groups"))
+				}
+			}
+			out = append(out, l)
+		}
 		if verbose && len(sc.IgnoredFilters) > 0 {
 			out = append(out, "filters offered, not used by this source: "+strings.Join(sc.IgnoredFilters, " AND "))
 		}

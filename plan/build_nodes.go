@@ -45,7 +45,10 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		for _, f := range x.Filters {
 			s.Filters = append(s.Filters, f.Format(full.Field(f.Column).Name))
 		}
-		share := &connectors.Share{}
+		var share *connectors.Share
+		if !b.opts.FixedSplits {
+			share = &connectors.Share{}
+		}
 		s, err := b.source(s, func(split, splits int) (exec.Source, error) {
 			spec := connectors.ScanSpec{Columns: x.Columns, Filters: x.Filters, Progress: b.opts.Progress}
 			if splits > 1 {

@@ -98,6 +98,12 @@ type BuildOptions struct {
 	// StateTTL is 'table.exec.state.ttl': how long a regular streaming
 	// join holds a row (0: forever).
 	StateTTL time.Duration
+	// FixedSplits gives each part of a split scan a fixed share of the
+	// input (row group i to part i mod n) instead of a queue the parts
+	// take ranges from as they run: slower when cores run unevenly, but
+	// the same batches reach the same subtasks on every run
+	// (SET 'parallelism.shared-ranges' = 'off' or CLINK_FIXED_SPLITS=1).
+	FixedSplits bool
 }
 
 type builder struct {

@@ -31,6 +31,12 @@ type colReader struct {
 
 	pages parquet.Pages
 	page  parquet.Page
+	// chunk names the column chunk pages reads, so a part of a split scan
+	// that takes another range of the same row group seeks in the open
+	// chunk (keeping its dictionary) instead of opening it again; next is
+	// the row the reader is at.
+	chunk chunkKey
+	next  int64
 
 	defs     []byte          // the page's definition levels (nil: no nulls possible)
 	vals     encoding.Values // the page's dense non-null values, or its dictionary indexes
@@ -52,6 +58,30 @@ type colReader struct {
 }
 
 var errShortChunk = errors.New("column chunk ended before the row group's row count")
+
+// chunkKey is a column chunk of an open file.
+type chunkKey struct {
+	file        *parquet.File
+	group, leaf int
+}
+
+// seek moves the reader to row of its chunk (its offset index must be
+// loaded unless row is where the reader is).
+func (r *colReader) seek(row int64) error {
+	if row == r.next {
+		return nil
+	}
+	if r.page != nil {
+		parquet.Release(r.page)
+		r.page = nil
+	}
+	r.pageRows, r.rowPos, r.valPos = 0, 0, 0
+	if err := r.pages.SeekToRow(row); err != nil {
+		return err
+	}
+	r.next = row
+	return nil
+}
 
 // reset points the reader at a new column chunk.
 // wantDict says whether the caller asked for dictionary output; it takes
@@ -78,6 +108,7 @@ func (r *colReader) close() {
 	}
 	r.pageRows, r.rowPos, r.valPos = 0, 0, 0
 	r.isDict = false
+	r.chunk, r.next = chunkKey{}, 0
 }
 
 func (r *colReader) nextPage() error {

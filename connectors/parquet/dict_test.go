@@ -330,11 +330,7 @@ func TestScanDictionary(t *testing.T) {
 func checkDictScan(t *testing.T, path string, bs int, asDict, keep bool, sKinds, rKinds [][]pageKind, dictFile bool) {
 	mem := checkedMem(t)
 	defer mem.AssertSize(t, 0)
-	tbl, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl.WithAllocator(mem)
+	tbl := openWith(t, path, mem)
 	src, err := tbl.NewSource(connectors.ScanSpec{BatchSize: bs})
 	if err != nil {
 		t.Fatal(err)
@@ -395,11 +391,7 @@ func TestScanDictionaryProjected(t *testing.T) {
 	writeDictFixture(t, path, true, pq.DataPageV1)
 	mem := checkedMem(t)
 	defer mem.AssertSize(t, 0)
-	tbl, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl.WithAllocator(mem)
+	tbl := openWith(t, path, mem)
 	src, err := tbl.NewSource(connectors.ScanSpec{Columns: []int{3, 1}, BatchSize: 100})
 	if err != nil {
 		t.Fatal(err)

@@ -82,6 +82,17 @@ func scan(t *testing.T, mem memory.Allocator, path string, declared *arrow.Schem
 	return c, src
 }
 
+// openWith opens the table at path with allocations from mem.
+func openWith(t *testing.T, path string, mem memory.Allocator) *Table {
+	t.Helper()
+	tbl, err := Open(path, nil)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	tbl.WithAllocator(mem)
+	return tbl
+}
+
 func checkedMem(t *testing.T) *memory.CheckedAllocator {
 	return memory.NewCheckedAllocator(memory.NewGoAllocator())
 }

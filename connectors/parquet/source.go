@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
@@ -52,6 +54,13 @@ type Source struct {
 	// Column batches of those columns handed out as codes and as plain
 	// strings (a file's fallback pages), for EXPLAIN ANALYZE.
 	dictBatches, plainBatches atomic.Int64
+
+	// share, for a part of a split scan: the parts take row ranges from
+	// one queue as they run (morsel.go) instead of fixed row groups.
+	share  *connectors.Share
+	splits int
+	first  bool         // the first part, which counts the scan's row groups
+	ranges atomic.Int64 // ranges this part read
 }
 
 type scanFile struct {
@@ -86,12 +95,16 @@ func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
 	s.schema = arrow.NewSchema(fields, nil)
 
 	var rows, bytes int64
+	shared := spec.Splits > 1 && spec.Share != nil
+	if shared {
+		s.share, s.splits, s.first = spec.Share, spec.Splits, spec.Split == 0
+	}
 	gi := -1 // row group number across the files, for splits
 	for _, fi := range t.files {
 		sf := scanFile{fi: fi}
 		for g := range fi.meta.RowGroups {
 			gi++
-			if spec.Splits > 1 && gi%spec.Splits != spec.Split {
+			if spec.Splits > 1 && !shared && gi%spec.Splits != spec.Split {
 				continue // another split's row group
 			}
 			rg := &fi.meta.RowGroups[g]
@@ -109,6 +122,11 @@ func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
 		if len(sf.groups) > 0 {
 			s.plan = append(s.plan, sf)
 		}
+	}
+	if shared && spec.Split > 0 {
+		// Every part plans the whole scan (the queue is built from any
+		// of them); the first one counts it.
+		s.total, s.skipped, rows, bytes = 0, 0, 0, 0
 	}
 	if s.progress != nil {
 		s.progress.RowsTotal.Add(rows)
@@ -201,13 +219,20 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		}
 	}()
 	hints := make([]int, len(s.cols))
-	for _, sf := range s.plan {
-		stop, err := s.runFile(ctx, mem, sf, readers, hints, out)
-		if err != nil {
+	if s.share != nil {
+		stop, err := s.runShared(ctx, mem, readers, hints, out)
+		if err != nil || stop {
 			return err
 		}
-		if stop {
-			return nil
+	} else {
+		for _, sf := range s.plan {
+			stop, err := s.runFile(ctx, mem, sf, readers, hints, out)
+			if err != nil {
+				return err
+			}
+			if stop {
+				return nil
+			}
 		}
 	}
 	if err := out.EmitWatermark(ctx, exec.MaxWatermark); err != nil && !errors.Is(err, exec.ErrStop) {
@@ -228,54 +253,143 @@ func (s *Source) runFile(ctx context.Context, mem memory.Allocator, sf scanFile,
 			err = fmt.Errorf("parquet: %s: corrupt file: %v", path, r)
 		}
 	}()
-	rgs := pf.RowGroups()
+	defer closeReaders(readers) // they read from osf
 	for _, g := range sf.groups {
-		if g >= len(rgs) {
-			return false, fmt.Errorf("parquet: %s: row group %d is missing (the file changed since it was opened?)", path, g)
-		}
-		rg := rgs[g]
-		chunks := rg.ColumnChunks()
-		var bytes int64
-		for i, c := range s.cols {
-			b := sf.fi.cols[c]
-			if b.leaf >= len(chunks) {
-				return false, fmt.Errorf("parquet: %s: row group %d: column %s has no column chunk", path, g, s.names[i])
-			}
-			readers[i].reset(b, chunks[b.leaf].Pages(), s.wantDict != nil && s.wantDict[i])
-			bytes += sf.fi.meta.RowGroups[g].Columns[b.leaf].MetaData.TotalCompressedSize
-		}
-		if s.progress != nil {
-			s.progress.BytesRead.Add(bytes)
-		}
-		n := int(rg.NumRows())
-		for done := 0; done < n; {
-			if err := ctx.Err(); err != nil {
-				return false, err
-			}
-			k := min(s.batchSize, n-done)
-			rec, err := s.readBatch(mem, readers, hints, k, path, g)
-			if err != nil {
-				return false, err
-			}
-			b := exec.NewColumnarBatch(rec)
-			err = out.Emit(ctx, b)
-			b.Release()
-			if errors.Is(err, exec.ErrStop) {
-				return true, nil
-			}
-			if err != nil {
-				return false, err
-			}
-			if s.progress != nil {
-				s.progress.RowsRead.Add(int64(k))
-			}
-			done += k
-		}
-		for i := range readers {
-			readers[i].close()
+		n := sf.fi.meta.RowGroups[g].NumRows
+		if stop, err := s.readRange(ctx, mem, pf, sf.fi, morsel{group: g, lo: 0, hi: n}, readers, hints, out); stop || err != nil {
+			return stop, err
 		}
 	}
 	return false, nil
+}
+
+// runShared reads ranges from the scan's shared queue until it is empty,
+// keeping the last range's file open for the next.
+func (s *Source) runShared(ctx context.Context, mem memory.Allocator, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
+	q := s.queue(s.share)
+	if q.err != nil {
+		return false, q.err
+	}
+	cur := -1
+	var osf *os.File
+	var pf *parquet.File
+	defer func() {
+		if osf != nil {
+			closeReaders(readers)
+			osf.Close()
+		}
+	}()
+	for {
+		m, ok := q.take()
+		if !ok {
+			return false, nil
+		}
+		sf := s.plan[m.file]
+		if m.file != cur {
+			if osf != nil {
+				closeReaders(readers)
+				osf.Close()
+				osf = nil
+			}
+			if osf, pf, err = openFile(sf.fi.path); err != nil {
+				return false, err
+			}
+			cur = m.file
+		}
+		s.ranges.Add(1)
+		if stop, err := s.readFileRange(ctx, mem, pf, sf.fi, m, readers, hints, out); stop || err != nil {
+			return stop, err
+		}
+	}
+}
+
+// readFileRange is readRange with a corrupt file's panic (parquet-go can
+// panic on bad input) turned into an error naming the file.
+func (s *Source) readFileRange(ctx context.Context, mem memory.Allocator, pf *parquet.File, fi *fileInfo, m morsel, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet: %s: corrupt file: %v", fi.path, r)
+		}
+	}()
+	return s.readRange(ctx, mem, pf, fi, m, readers, hints, out)
+}
+
+// readRange reads rows [m.lo, m.hi) of row group m.group of pf. A range
+// that starts inside the group seeks every column to its first row
+// (through the chunk's offset index, installed from m.locs when the file
+// has none).
+func (s *Source) readRange(ctx context.Context, mem memory.Allocator, pf *parquet.File, fi *fileInfo, m morsel, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
+	path, g := fi.path, m.group
+	rgs := pf.RowGroups()
+	if g >= len(rgs) {
+		return false, fmt.Errorf("parquet: %s: row group %d is missing (the file changed since it was opened?)", path, g)
+	}
+	rg := rgs[g]
+	if rg.NumRows() < m.hi {
+		return false, fmt.Errorf("parquet: %s: row group %d has %d rows, not %d (the file changed since it was opened?)", path, g, rg.NumRows(), m.hi)
+	}
+	chunks := rg.ColumnChunks()
+	var bytes int64
+	for i, c := range s.cols {
+		b := fi.cols[c]
+		if b.leaf >= len(chunks) {
+			return false, fmt.Errorf("parquet: %s: row group %d: column %s has no column chunk", path, g, s.names[i])
+		}
+		r := &readers[i]
+		key := chunkKey{file: pf, group: g, leaf: b.leaf}
+		if r.chunk != key {
+			r.reset(b, chunks[b.leaf].Pages(), s.wantDict != nil && s.wantDict[i])
+			r.chunk = key
+		}
+		if m.lo != r.next {
+			if m.locs != nil {
+				if err := installOffsetIndex(pf, g, b.leaf, chunks[b.leaf], m.locs[i]); err != nil {
+					return false, fmt.Errorf("parquet: %s: row group %d, column %s: page locations: %w", path, g, s.names[i], err)
+				}
+			}
+			if err := r.seek(m.lo); err != nil {
+				return false, fmt.Errorf("parquet: %s: row group %d, column %s: seek to row %d: %w", path, g, s.names[i], m.lo, err)
+			}
+		}
+		bytes += fi.meta.RowGroups[g].Columns[b.leaf].MetaData.TotalCompressedSize
+	}
+	if s.progress != nil {
+		s.progress.BytesRead.Add(bytes * (m.hi - m.lo) / max(1, rg.NumRows()))
+	}
+	n := int(m.hi - m.lo)
+	for done := 0; done < n; {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		k := min(s.batchSize, n-done)
+		rec, err := s.readBatch(mem, readers, hints, k, path, g)
+		if err != nil {
+			return false, err
+		}
+		b := exec.NewColumnarBatch(rec)
+		err = out.Emit(ctx, b)
+		b.Release()
+		if errors.Is(err, exec.ErrStop) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		for i := range readers {
+			readers[i].next += int64(k)
+		}
+		if s.progress != nil {
+			s.progress.RowsRead.Add(int64(k))
+		}
+		done += k
+	}
+	return false, nil
+}
+
+func closeReaders(readers []colReader) {
+	for i := range readers {
+		readers[i].close()
+	}
 }
 
 // batchSchema is the schema of a batch with columns cols: s.schema, or

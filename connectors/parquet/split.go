@@ -1,6 +1,16 @@
 package parquet
 
-// MaxSplits makes a Parquet table a connectors.SplitTable: parallel scans
-// share its row groups round-robin (row group i goes to split i mod n), so
-// a table splits into at most as many parts as it has row groups.
-func (t *Table) MaxSplits() int { return t.RowGroups() }
+// MaxSplits makes a Parquet table a connectors.SplitTable. The parts of a
+// split scan share a queue of row ranges (morsel.go): a row group counts
+// for as many parts as it has MorselRows-sized ranges, at least one. (A
+// split scan without a connectors.Share deals whole row groups
+// round-robin instead: row group i goes to part i mod n.)
+func (t *Table) MaxSplits() int {
+	n := 0
+	for _, fi := range t.files {
+		for _, rg := range fi.meta.RowGroups {
+			n += int(max(1, rg.NumRows/MorselRows))
+		}
+	}
+	return n
+}
