@@ -11,17 +11,20 @@ import (
 // a byte range of one file (its lines are those that start in it, as for
 // a static split). The parts of the scan take pieces from one queue until
 // none is left, so a part on a slower core takes fewer and the scan ends
-// when the work ends, not when the slowest fixed part does. 16 MB is a few
-// tens of milliseconds of decoding: small enough that the last piece costs
-// little idle time on the other cores, large enough that the queue and
-// the file opens cost nothing measurable. Tests lower it; so does the
-// environment variable CLINK_JSON_PIECE_BYTES (read when a scan starts).
-var pieceBytes int64 = 16 << 20
+// when the work ends, not when the slowest fixed part does. 4 MB is about
+// 5 ms of decoding on one core here: reading the bench's 514 MB bids.json
+// in two parts (TestShareBalance, eight alternating rounds), the first
+// part to finish waited for the other a median 18-58 ms with static
+// ranges, 5-9 ms with 16 MB pieces, 0-1 ms with 4 MB ones, at the same
+// CPU time; per piece the cost is an open, a seek and one partial batch.
+// Tests lower it; so does the environment variable CLINK_JSON_PIECE_BYTES
+// (read when a scan starts).
+var pieceBytes int64 = 4 << 20
 
 const (
-	// piecesPerPart: a table big enough is cut finer than pieceBytes so that
-	// every part gets at least this many pieces, or a 64 MB file at four
-	// parts would be four pieces and the static split again.
+	// piecesPerPart: a table is cut finer than pieceBytes so that every
+	// part gets at least this many pieces, or a 16 MB file at four parts
+	// would be four pieces and the static split again.
 	piecesPerPart = 4
 	// minPieceBytes bounds that finer cut: below it the per-piece costs
 	// (open, seek, a partial batch at each end) start to show.

@@ -444,7 +444,7 @@ func TestPieceBytesEnv(t *testing.T) {
 	}
 }
 
-// The piece size: 16 MB for a big table, finer when a part would get
+// The piece size: the most for a big table, finer when a part would get
 // fewer than four pieces, never below 1 MB unless asked for.
 func TestPieceSize(t *testing.T) {
 	for _, c := range []struct {
@@ -453,6 +453,8 @@ func TestPieceSize(t *testing.T) {
 		most, want int64
 	}{
 		{514 << 20, 2, 16 << 20, 16 << 20},
+		{514 << 20, 2, 4 << 20, 4 << 20},
+		{8 << 20, 2, 4 << 20, 1 << 20},
 		{64 << 20, 4, 16 << 20, 4 << 20},
 		{6 << 20, 4, 16 << 20, 1 << 20},
 		{1000, 2, 16 << 20, 1 << 20},
