@@ -444,5 +444,13 @@ func (s *Source) flush(ctx context.Context, path string, recs [][]byte, lines []
 	return err
 }
 
-// Report is the source's decode statistics for EXPLAIN ANALYZE.
-func (s *Source) Report() exec.OperatorReport { return s.Stats().Report() }
+// Report is the source's decode statistics for EXPLAIN ANALYZE, and for a
+// shared split scan the pieces this part read (EXPLAIN sums them over the
+// parts: the pieces the files were cut into).
+func (s *Source) Report() exec.OperatorReport {
+	r := s.Stats().Report()
+	if s.queue != nil {
+		r.Counters = append(r.Counters, exec.NamedCount{Name: "file pieces", Value: int64(s.pieces)})
+	}
+	return r
+}
