@@ -346,10 +346,14 @@ func (s *Source) readRange(ctx context.Context, f *os.File, path string, from, t
 		} else {
 			want = min(want, tailRead)
 		}
+		at := pos + int64(filled) // file offset of this read
 		n, err := io.ReadFull(f, buf[filled:filled+want])
 		filled += n
 		if s.progress != nil {
-			s.progress.BytesRead.Add(int64(n))
+			// Count only the range's own bytes, so the parts' counts
+			// add up to the files' size: the byte before from and the
+			// straddling line's tail are another range's.
+			s.progress.BytesRead.Add(max(0, min(at+int64(n), to)-max(at, from)))
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			eof = true

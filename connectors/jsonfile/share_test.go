@@ -119,10 +119,14 @@ func writeShareFiles(t *testing.T) (dir string, want []int64, starts map[string]
 // runShared opens parts sources of one shared scan and runs them at the
 // same time.
 func runShared(t *testing.T, tbl *Table, parts int, colls []*partCollector) ([]*Source, []error) {
+	return runSharedProgress(t, tbl, parts, colls, nil)
+}
+
+func runSharedProgress(t *testing.T, tbl *Table, parts int, colls []*partCollector, progress *exec.Progress) ([]*Source, []error) {
 	share := &connectors.Share{}
 	srcs := make([]*Source, parts)
 	for i := range srcs {
-		src, err := tbl.OpenSource(connectors.ScanSpec{Columns: []int{0}, BatchSize: 7, Split: i, Splits: parts, Share: share})
+		src, err := tbl.OpenSource(connectors.ScanSpec{Columns: []int{0}, BatchSize: 7, Split: i, Splits: parts, Share: share, Progress: progress})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +172,8 @@ func TestSharedPiecesReadEveryLineOnce(t *testing.T) {
 			setPieceBytes(t, ps)
 			for _, parts := range []int{2, 3, 4} {
 				colls := newColls(parts)
-				srcs, errs := runShared(t, tbl, parts, colls)
+				progress := &exec.Progress{}
+				srcs, errs := runSharedProgress(t, tbl, parts, colls, progress)
 				var got []int64
 				pieces, batches, columnarBatches := 0, 0, 0
 				for i, c := range colls {
@@ -189,6 +194,9 @@ func TestSharedPiecesReadEveryLineOnce(t *testing.T) {
 				}
 				if (columnar == "true") != (columnarBatches == batches) || (columnar == "false") != (columnarBatches == 0) {
 					t.Fatalf("columnar=%s: %d of %d batches columnar", columnar, columnarBatches, batches)
+				}
+				if r, tot := progress.BytesRead.Load(), progress.BytesTotal.Load(); r != tbl.bytes || tot != tbl.bytes {
+					t.Fatalf("progress: %d of %d bytes read, want the table's %d of %d", r, tot, tbl.bytes, tbl.bytes)
 				}
 				q := srcs[0].queue
 				if pieces != len(q.pieces) {
