@@ -160,11 +160,21 @@ func (t *Table) OpenSource(spec connectors.ScanSpec) (*Source, error) {
 	src := &Source{t: t, schema: schema, dec: dec, batchSize: bs, progress: spec.Progress}
 	if spec.Splits > 1 {
 		src.split, src.splits = int64(spec.Split), int64(spec.Splits)
+		if spec.Share != nil {
+			v := spec.Share.Get(func() any { return newPieceQueue(t.files, spec.Splits) })
+			q, ok := v.(*pieceQueue)
+			if !ok {
+				return nil, fmt.Errorf("filesystem json '%s': the scan's shared state is a %T, not this reader's pieces", t.path, v)
+			}
+			src.queue = q
+		}
 	}
 	return src, nil
 }
 
-// MaxSplits makes the table a connectors.SplitTable: every file is cut into
+// MaxSplits makes the table a connectors.SplitTable, in any number of
+// parts. With a connectors.Share the parts take pieces of the files from
+// one queue as they run (pieces.go); without one, every file is cut into
 // as many byte ranges as there are splits, and a split reads the lines that
 // start in its range, so parallel sources read one big file together.
 func (t *Table) MaxSplits() int { return 0 }
@@ -178,6 +188,16 @@ type Source struct {
 	progress  *exec.Progress
 	// split of splits (0 of 0: the whole files); see Table.MaxSplits.
 	split, splits int64
+	// queue, when set, hands out the pieces this part reads instead of
+	// its fixed split.
+	queue *pieceQueue
+	// pieces counts the pieces this part took from queue.
+	pieces int
+	// buf, recs and lines are reused from one file or piece to the next:
+	// one read buffer per part, however many pieces it takes.
+	buf   []byte
+	recs  [][]byte
+	lines []int64
 }
 
 // Kind names the source.
@@ -192,18 +212,18 @@ func (s *Source) Schema() *arrow.Schema { return s.schema }
 // Stats are the decode counters, for EXPLAIN ANALYZE.
 func (s *Source) Stats() jsonfmt.DecodeStats { return s.dec.Stats() }
 
-// Run reads every file, then emits the final watermark.
+// Run reads every file (or the pieces it takes), then emits the final
+// watermark.
 func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	if s.progress != nil {
+		// Every part stores the same total: the table's bytes, once.
 		s.progress.BytesTotal.Store(s.t.bytes)
 	}
-	for _, f := range s.t.files {
-		if err := s.readFile(ctx, f, out); err != nil {
-			if errors.Is(err, exec.ErrStop) {
-				return nil
-			}
-			return err
+	if err := s.readAll(ctx, out); err != nil {
+		if errors.Is(err, exec.ErrStop) {
+			return nil // told to stop: take no more pieces
 		}
+		return err
 	}
 	if err := out.EmitWatermark(ctx, exec.MaxWatermark); err != nil && !errors.Is(err, exec.ErrStop) {
 		return err
@@ -211,7 +231,36 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	return nil
 }
 
-const chunkSize = 4 << 20
+func (s *Source) readAll(ctx context.Context, out exec.Emitter) error {
+	if s.queue == nil {
+		for _, f := range s.t.files {
+			if err := s.readFile(ctx, f, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if s.queue.err != nil {
+		return s.queue.err
+	}
+	for {
+		p, ok := s.queue.take()
+		if !ok {
+			return nil
+		}
+		s.pieces++
+		if err := s.readPiece(ctx, p, out); err != nil {
+			return err
+		}
+	}
+}
+
+const (
+	chunkSize = 4 << 20
+	// tailRead is how much a range reads at a time past its end, where it
+	// only needs the rest of the line that straddles the end.
+	tailRead = 64 << 10
+)
 
 // byteRange is the part of a file of size bytes this source reads: the
 // lines that start in [from, to).
@@ -233,10 +282,24 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 		return fmt.Errorf("filesystem json '%s': %w", path, err)
 	}
 	from, to := s.byteRange(st.Size())
+	return s.readRange(ctx, f, path, from, to, out)
+}
+
+func (s *Source) readPiece(ctx context.Context, p piece, out exec.Emitter) error {
+	f, err := os.Open(p.path)
+	if err != nil {
+		return fmt.Errorf("filesystem json: %w", err)
+	}
+	defer f.Close()
+	return s.readRange(ctx, f, p.path, p.from, p.to, out)
+}
+
+// readRange decodes the lines of f that start in [from, to).
+func (s *Source) readRange(ctx context.Context, f *os.File, path string, from, to int64, out exec.Emitter) error {
 	if from >= to {
 		return nil
 	}
-	// A line starting before from belongs to the split before: start one
+	// A line starting before from belongs to the range before: start one
 	// byte early and drop everything up to the first newline (which is
 	// that byte itself when a line starts exactly at from).
 	skipFirst := from > 0
@@ -255,11 +318,17 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 		}
 		return int64(line)
 	}
-	buf := make([]byte, chunkSize)
+	if s.buf == nil {
+		s.buf = make([]byte, chunkSize)
+	}
+	buf := s.buf
+	defer func() { s.buf = buf }() // keep a grown buffer for the next range
 	filled := 0
 	line := 1 // number of the first line in buf (whole-file reads)
-	recs := make([][]byte, 0, s.batchSize)
-	lines := make([]int64, 0, s.batchSize)
+	if cap(s.recs) < s.batchSize {
+		s.recs, s.lines = make([][]byte, 0, s.batchSize), make([]int64, 0, s.batchSize)
+	}
+	recs, lines := s.recs[:0], s.lines[:0]
 	eof, done := false, false
 	for !eof && !done {
 		if err := ctx.Err(); err != nil {
@@ -268,10 +337,23 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 		if filled == len(buf) {
 			buf = append(buf, make([]byte, len(buf))...) // a line longer than the buffer
 		}
-		n, err := io.ReadFull(f, buf[filled:])
+		// Read up to the range's end; past it, only as far as the line
+		// that straddles the end needs, a little at a time, so a small
+		// piece does not read a whole buffer of its neighbour's bytes.
+		want := len(buf) - filled
+		if rem := to - (pos + int64(filled)); rem > 0 {
+			want = int(min(rem, int64(want)))
+		} else {
+			want = min(want, tailRead)
+		}
+		at := pos + int64(filled) // file offset of this read
+		n, err := io.ReadFull(f, buf[filled:filled+want])
 		filled += n
 		if s.progress != nil {
-			s.progress.BytesRead.Add(int64(n))
+			// Count only the range's own bytes, so the parts' counts
+			// add up to the files' size: the byte before from and the
+			// straddling line's tail are another range's.
+			s.progress.BytesRead.Add(max(0, min(at+int64(n), to)-max(at, from)))
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			eof = true
@@ -282,7 +364,7 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 		if !eof {
 			end = bytes.LastIndexByte(buf[:filled], '\n') + 1
 			if end == 0 {
-				continue // no complete line yet: grow and read more
+				continue // no complete line yet: read more (growing if full)
 			}
 		}
 		data := buf[:end]
@@ -326,6 +408,9 @@ func (s *Source) readFile(ctx context.Context, path string, out exec.Emitter) er
 		recs, lines = recs[:0], lines[:0]
 		pos += int64(end)
 		filled = copy(buf, buf[end:filled])
+		if pos >= to {
+			done = true // the next line starts at or after the end: not ours
+		}
 	}
 	return nil
 }
@@ -363,5 +448,13 @@ func (s *Source) flush(ctx context.Context, path string, recs [][]byte, lines []
 	return err
 }
 
-// Report is the source's decode statistics for EXPLAIN ANALYZE.
-func (s *Source) Report() exec.OperatorReport { return s.Stats().Report() }
+// Report is the source's decode statistics for EXPLAIN ANALYZE, and for a
+// shared split scan the pieces this part read (EXPLAIN sums them over the
+// parts: the pieces the files were cut into).
+func (s *Source) Report() exec.OperatorReport {
+	r := s.Stats().Report()
+	if s.queue != nil {
+		r.Counters = append(r.Counters, exec.NamedCount{Name: "file pieces", Value: int64(s.pieces)})
+	}
+	return r
+}

@@ -53,8 +53,9 @@ func TestSplitsReadEveryLineOnce(t *testing.T) {
 	tbl = tbl.WithAllocator(mem)
 	for _, n := range []int{1, 2, 3, 7, 64} {
 		var got []int64
+		progress := &exec.Progress{}
 		for i := 0; i < n; i++ {
-			spec := connectors.ScanSpec{Columns: []int{0}, BatchSize: 100}
+			spec := connectors.ScanSpec{Columns: []int{0}, BatchSize: 100, Progress: progress}
 			if n > 1 {
 				spec.Split, spec.Splits = i, n
 			}
@@ -71,6 +72,9 @@ func TestSplitsReadEveryLineOnce(t *testing.T) {
 		sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%d splits: read %d lines, want %d, each once", n, len(got), len(want))
+		}
+		if r := progress.BytesRead.Load(); r != int64(sb.Len()) {
+			t.Fatalf("%d splits: progress says %d bytes read of %d", n, r, sb.Len())
 		}
 	}
 }
