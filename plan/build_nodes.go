@@ -46,7 +46,7 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			s.Filters = append(s.Filters, f.Format(full.Field(f.Column).Name))
 		}
 		var share *connectors.Share
-		if !b.opts.FixedSplits {
+		if !b.opts.FixedSplits && !b.ordered[x] {
 			share = &connectors.Share{}
 		}
 		s, err := b.source(s, func(split, splits int) (exec.Source, error) {

@@ -109,6 +109,9 @@ type BuildOptions struct {
 type builder struct {
 	g       *exec.Graph
 	opts    BuildOptions
+	// ordered are the scans whose rows feed an event-time watermark: each
+	// subtask must read its part in file order (see orderedScans).
+	ordered map[*Scan]bool
 	stages  []*Stage
 	schemas map[*Stage]*arrow.Schema
 }
@@ -121,7 +124,7 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	if opts.Parallelism < 1 {
 		opts.Parallelism = 1
 	}
-	b := &builder{g: exec.NewGraph(opts.Exec), opts: opts}
+	b := &builder{g: exec.NewGraph(opts.Exec), opts: opts, ordered: orderedScans(root)}
 	child, err := b.build(root)
 	if err != nil {
 		return nil, err
@@ -135,6 +138,32 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	b.gates(top)
 	b.dictionaries()
 	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
+}
+
+// orderedScans finds the scans below a WATERMARK. A subtask's watermark
+// follows the largest event time it has read, so a subtask that went back
+// in the file (a shared range queue lets a part take a range before one it
+// read) would make its own earlier rows late. Those scans keep fixed
+// splits, where every subtask reads forward.
+func orderedScans(root Node) map[*Scan]bool {
+	var out map[*Scan]bool
+	var walk func(n Node, under bool)
+	walk = func(n Node, under bool) {
+		if _, ok := n.(*WatermarkAssign); ok {
+			under = true
+		}
+		if s, ok := n.(*Scan); ok && under {
+			if out == nil {
+				out = map[*Scan]bool{}
+			}
+			out[s] = true
+		}
+		for _, c := range n.Children() {
+			walk(c, under)
+		}
+	}
+	walk(root, false)
+	return out
 }
 
 func (b *builder) add(s *Stage) *Stage {

@@ -31,11 +31,11 @@ import (
 // MorselRows is the fewest rows a cut range of a row group has: below it,
 // the pages a cut decodes twice and the per-range setup cost more than the
 // balance gains. A variable so tests can cut small files.
-var MorselRows int64 = 128 << 10
+var MorselRows int64 = 64 << 10
 
 // morselsPerPart is how many ranges the queue aims to have for each part,
 // so that the last ranges are small next to a part's share.
-const morselsPerPart = 4
+const morselsPerPart = 8
 
 // morsel is rows [lo, hi) of row group group of the scan's file plan[file].
 type morsel struct {
@@ -47,24 +47,59 @@ type morsel struct {
 	locs [][]format.PageLocation
 }
 
-// morselQueue hands a split scan's ranges out to its parts in file order.
+// morselQueue hands a split scan's ranges out to its parts. Part i owns
+// the i-th of n contiguous runs of ranges and takes them in order, so it
+// reads its chunks front to back with one dictionary each; a part whose
+// run is done takes the last range of the run with the most left (as in
+// work stealing), so only the ranges that balance the parts change hands.
 type morselQueue struct {
 	mu   sync.Mutex
 	ms   []morsel
-	next int
-	err  error // building failed: every part reports it
-	cut  int   // row groups cut into more than one range
+	runs [][2]int // per part: next range, end of its run
+	err  error    // building failed: every part reports it
+	cut  int      // row groups cut into more than one range
 }
 
-func (q *morselQueue) take() (morsel, bool) {
+func (q *morselQueue) take(part int) (morsel, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.next >= len(q.ms) {
+	r := &q.runs[part]
+	if r[0] < r[1] {
+		r[0]++
+		return q.ms[r[0]-1], true
+	}
+	most := -1
+	for j := range q.runs {
+		if n := q.runs[j][1] - q.runs[j][0]; n > 0 && (most < 0 || n > q.runs[most][1]-q.runs[most][0]) {
+			most = j
+		}
+	}
+	if most < 0 {
 		return morsel{}, false
 	}
-	m := q.ms[q.next]
-	q.next++
-	return m, true
+	q.runs[most][1]--
+	return q.ms[q.runs[most][1]], true
+}
+
+// split gives each of parts a contiguous run of ranges, balanced by rows.
+func (q *morselQueue) split(parts int) {
+	var rows int64
+	for _, m := range q.ms {
+		rows += m.hi - m.lo
+	}
+	q.runs = make([][2]int, parts)
+	i := 0
+	var done int64
+	for p := range q.runs {
+		q.runs[p][0] = i
+		// Take ranges while the rows so far stay nearer p+1 parts' share.
+		end := rows * int64(p+1) / int64(parts)
+		for i < len(q.ms) && (p == parts-1 || done+(q.ms[i].hi-q.ms[i].lo)/2 <= end) {
+			done += q.ms[i].hi - q.ms[i].lo
+			i++
+		}
+		q.runs[p][1] = i
+	}
 }
 
 // RowRanges is for EXPLAIN: whether this part takes row ranges from a
@@ -116,6 +151,7 @@ func (s *Source) buildQueue() *morselQueue {
 			q.ms = append(q.ms, ms...)
 		}
 	}
+	q.split(s.splits)
 	return q
 }
 

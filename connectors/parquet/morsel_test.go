@@ -281,3 +281,54 @@ func TestSeekWithoutOffsetIndex(t *testing.T) {
 		t.Fatalf("seek without page locations: err = %v, want the corrupt page's error", err)
 	}
 }
+
+// TestMorselQueueTake: each part takes its own contiguous run in order;
+// a part whose run is done takes the last range of the longest run left;
+// every range is handed out once.
+func TestMorselQueueTake(t *testing.T) {
+	q := &morselQueue{}
+	for i := int64(0); i < 7; i++ {
+		q.ms = append(q.ms, morsel{group: int(i / 4), lo: i * 10, hi: i*10 + 10})
+	}
+	q.split(2)
+	if q.runs[0] != [2]int{0, 4} || q.runs[1] != [2]int{4, 7} {
+		t.Fatalf("runs %v, want [0 4] [4 7]", q.runs)
+	}
+	var got []string
+	take := func(part int) bool {
+		m, ok := q.take(part)
+		if ok {
+			got = append(got, fmt.Sprintf("%d:%d", part, m.lo/10))
+		}
+		return ok
+	}
+	take(0)
+	for take(1) {
+	}
+	for take(0) {
+	}
+	want := "0:0 1:4 1:5 1:6 1:3 1:2 1:1"
+	if s := strings.Join(got, " "); s != want {
+		t.Fatalf("takes %s, want %s", s, want)
+	}
+	// Uneven rows: runs balance rows, not range counts.
+	q = &morselQueue{ms: []morsel{{hi: 100}, {hi: 10}, {hi: 10}, {hi: 10}, {hi: 10}, {hi: 10}}}
+	q.split(2)
+	if q.runs[0] != [2]int{0, 1} {
+		t.Fatalf("runs %v, want the 100-row range alone first", q.runs)
+	}
+	q = &morselQueue{ms: []morsel{{hi: 10}}}
+	q.split(3)
+	n := 0
+	for p := 0; p < 3; p++ {
+		for {
+			if _, ok := q.take(p); !ok {
+				break
+			}
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("one range handed out %d times", n)
+	}
+}

@@ -59,6 +59,7 @@ type Source struct {
 	// one queue as they run (morsel.go) instead of fixed row groups.
 	share  *connectors.Share
 	splits int
+	part   int          // this part's number (spec.Split)
 	first  bool         // the first part, which counts the scan's row groups
 	ranges atomic.Int64 // ranges this part read
 }
@@ -97,7 +98,7 @@ func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
 	var rows, bytes int64
 	shared := spec.Splits > 1 && spec.Share != nil
 	if shared {
-		s.share, s.splits, s.first = spec.Share, spec.Splits, spec.Split == 0
+		s.share, s.splits, s.part, s.first = spec.Share, spec.Splits, spec.Split, spec.Split == 0
 	}
 	gi := -1 // row group number across the files, for splits
 	for _, fi := range t.files {
@@ -280,7 +281,7 @@ func (s *Source) runShared(ctx context.Context, mem memory.Allocator, readers []
 		}
 	}()
 	for {
-		m, ok := q.take()
+		m, ok := q.take(s.part)
 		if !ok {
 			return false, nil
 		}
