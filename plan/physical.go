@@ -107,8 +107,8 @@ type BuildOptions struct {
 }
 
 type builder struct {
-	g       *exec.Graph
-	opts    BuildOptions
+	g    *exec.Graph
+	opts BuildOptions
 	// ordered are the scans whose rows feed an event-time watermark: each
 	// subtask must read its part in file order (see orderedScans).
 	ordered map[*Scan]bool
