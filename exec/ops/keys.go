@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -51,6 +51,9 @@ type keyIndex struct {
 	nullID   int32
 	n        int32
 	buf      []byte
+	// arena holds the bytes of the VARCHAR keys the table owns, in blocks
+	// (see own): one allocation per block instead of one per key.
+	arena []byte
 
 	// The last dictionary seen in a dictionary-encoded VARCHAR key column
 	// (retained, so its memory cannot come back as another dictionary) and
@@ -173,6 +176,11 @@ func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32,
 		}
 		d.Retain()
 		k.dict = d
+		if len(k.strs) == 0 && vals.Len() > 8 {
+			// Most of a first dictionary's entries become keys: size the
+			// table once instead of growing it entry by entry.
+			k.strs = make(map[string]int32, vals.Len())
+		}
 		k.dictIDs = growTo(k.dictIDs[:0], vals.Len())
 		for i := range k.dictIDs {
 			k.dictIDs[i] = -1
@@ -244,11 +252,30 @@ func (k *keyIndex) addStr(v string, insert bool, onNew func(row int), row int) i
 	}
 	id := k.n
 	k.n++
-	k.strs[strings.Clone(v)] = id
+	k.strs[k.own(v)] = id
 	if onNew != nil {
 		onNew(row)
 	}
 	return id
+}
+
+// arenaBlock is the size of a key arena block; a longer key gets a block
+// of its own.
+const arenaBlock = 64 << 10
+
+// own copies v into the table's arena (v may alias Arrow memory). A block
+// is never written again where a key was copied, so the strings stay
+// valid for the table's life.
+func (k *keyIndex) own(v string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	if len(v) > cap(k.arena)-len(k.arena) {
+		k.arena = make([]byte, 0, max(arenaBlock, len(v)))
+	}
+	start := len(k.arena)
+	k.arena = append(k.arena, v...)
+	return unsafe.String(&k.arena[start], len(v))
 }
 
 // release lets go of the remembered dictionary.
