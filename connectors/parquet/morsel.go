@@ -49,9 +49,13 @@ type morsel struct {
 
 // morselQueue hands a split scan's ranges out to its parts. Part i owns
 // the i-th of n contiguous runs of ranges and takes them in order, so it
-// reads its chunks front to back with one dictionary each; a part whose
+// reads its chunks front to back with one dictionary each. A part whose
 // run is done takes the last range of the run with the most left (as in
-// work stealing), so only the ranges that balance the parts change hands.
+// work stealing), so only the ranges that balance the parts change hands;
+// but a range of a row group the part has not open costs a dictionary
+// decode and mapping per column first (a few ms, about two ranges' work
+// for nexmark bids), so such a range is taken only from a run with at
+// least stealFar ranges left.
 type morselQueue struct {
 	mu   sync.Mutex
 	ms   []morsel
@@ -60,7 +64,13 @@ type morselQueue struct {
 	cut  int      // row groups cut into more than one range
 }
 
-func (q *morselQueue) take(part int) (morsel, bool) {
+// stealFar is how many ranges a run must have left for another part to
+// take one from a row group it does not have open.
+const stealFar = 3
+
+// take returns part's next range. open says whether the part has a
+// range's row group open (its chunks' dictionaries read).
+func (q *morselQueue) take(part int, open func(morsel) bool) (morsel, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	r := &q.runs[part]
@@ -70,7 +80,14 @@ func (q *morselQueue) take(part int) (morsel, bool) {
 	}
 	most := -1
 	for j := range q.runs {
-		if n := q.runs[j][1] - q.runs[j][0]; n > 0 && (most < 0 || n > q.runs[most][1]-q.runs[most][0]) {
+		n := q.runs[j][1] - q.runs[j][0]
+		if n <= 0 {
+			continue
+		}
+		if n < stealFar && !open(q.ms[q.runs[j][1]-1]) {
+			continue
+		}
+		if most < 0 || n > q.runs[most][1]-q.runs[most][0] {
 			most = j
 		}
 	}

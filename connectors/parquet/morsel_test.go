@@ -295,8 +295,9 @@ func TestMorselQueueTake(t *testing.T) {
 		t.Fatalf("runs %v, want [0 4] [4 7]", q.runs)
 	}
 	var got []string
+	always := func(morsel) bool { return true }
 	take := func(part int) bool {
-		m, ok := q.take(part)
+		m, ok := q.take(part, always)
 		if ok {
 			got = append(got, fmt.Sprintf("%d:%d", part, m.lo/10))
 		}
@@ -322,7 +323,7 @@ func TestMorselQueueTake(t *testing.T) {
 	n := 0
 	for p := 0; p < 3; p++ {
 		for {
-			if _, ok := q.take(p); !ok {
+			if _, ok := q.take(p, always); !ok {
 				break
 			}
 			n++
@@ -330,5 +331,24 @@ func TestMorselQueueTake(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("one range handed out %d times", n)
+	}
+	// A range of a row group the part does not have open is taken only
+	// from a run with stealFar ranges or more left.
+	q = &morselQueue{}
+	for i := int64(0); i < 8; i++ {
+		q.ms = append(q.ms, morsel{group: int(i / 4), lo: i * 10, hi: i*10 + 10})
+	}
+	q.split(2)
+	notOpen := func(m morsel) bool { return false }
+	for {
+		if _, ok := q.take(1, notOpen); !ok {
+			break
+		}
+	}
+	if left := q.runs[0][1] - q.runs[0][0]; left != stealFar-1 {
+		t.Fatalf("part 1 left %d ranges of part 0's run, want %d", left, stealFar-1)
+	}
+	if _, ok := q.take(1, func(m morsel) bool { return m.group == 0 }); !ok {
+		t.Fatal("a range of an open row group was not taken")
 	}
 }

@@ -280,8 +280,11 @@ func (s *Source) runShared(ctx context.Context, mem memory.Allocator, readers []
 			osf.Close()
 		}
 	}()
+	open := func(m morsel) bool {
+		return len(readers) == 0 || (m.file == cur && readers[0].chunk.file != nil && readers[0].chunk.group == m.group)
+	}
 	for {
-		m, ok := q.take(s.part)
+		m, ok := q.take(s.part, open)
 		if !ok {
 			return false, nil
 		}
