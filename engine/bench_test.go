@@ -24,7 +24,14 @@ import (
 // ../shared/tools/duckpeer can run the same query on it (see README,
 // "Performance").
 
-const benchBids = 2_000_000
+// benchBids is the rows of the generated file: 2M, or CLINK_BENCH_ROWS
+// (e.g. 10000000 to see how fixed per-query costs amortise).
+var benchBids = func() int {
+	if n, err := strconv.Atoi(os.Getenv("CLINK_BENCH_ROWS")); err == nil && n > 0 {
+		return n
+	}
+	return 2_000_000
+}()
 
 var (
 	benchOnce sync.Once

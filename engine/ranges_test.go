@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 
 	cparquet "github.com/clink-sql/clink/connectors/parquet"
+	"github.com/clink-sql/clink/exec"
 )
 
 var rowRangesRE = regexp.MustCompile(`row ranges: (\d+), taken from one queue by the subtasks as they finish \((\d+) row groups? cut at page boundaries\)`)
@@ -91,4 +93,60 @@ func writeOneGroupFile(t *testing.T, path string, n int) {
 	schema, rows := dictRows(n)
 	writeParquet(t, path, schema, rows, int64(n),
 		parquet.WithDictionaryPageSizeLimit(32<<10), parquet.WithDataPageSize(4<<10))
+}
+
+// TestParquetRowRangesBoolean: a BOOLEAN column in one big page (the
+// writer's default), so every cut lands inside it, at rows that are not
+// multiples of 8: its values must not shift (a review found them shifted
+// at parallelism 3 and 4 when parquet-go sliced the page).
+func TestParquetRowRangesBoolean(t *testing.T) {
+	old := cparquet.MorselRows
+	cparquet.MorselRows = 1000
+	defer func() { cparquet.MorselRows = old }()
+	path := filepath.Join(t.TempDir(), "bools.parquet")
+	const n = 30_003
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "cat", Type: arrow.BinaryTypes.String},
+		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "nflag", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	}, nil)
+	rows := make([]exec.Row, n)
+	for i := range rows {
+		var nf any = i%5 < 2
+		if i%7 == 3 {
+			nf = nil
+		}
+		rows[i] = exec.Row{fmt.Sprint("c", i%5), i%3 == 0, nf}
+	}
+	writeParquet(t, path, schema, rows, n)
+	q := fmt.Sprintf("SELECT cat, COUNT(*), SUM(CASE WHEN flag THEN 1 ELSE 0 END), SUM(CASE WHEN nflag THEN 1 ELSE 0 END), COUNT(nflag) FROM '%s' GROUP BY cat", path)
+	ctx := context.Background()
+	var want string
+	for par := 1; par <= 4; par++ {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+		if _, err := s.Execute(ctx, fmt.Sprintf("SET 'parallelism' = '%d'", par), nil, ExecOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		w := &textWriter{}
+		if _, err := s.Execute(ctx, q, w, ExecOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := sortLines(w.sb.String())
+		if par == 1 {
+			want = got
+		} else if got != want {
+			t.Errorf("parallelism %d:\n%s\nwant\n%s", par, got, want)
+		}
+		if par > 1 {
+			o, err := s.Execute(ctx, "EXPLAIN ANALYZE "+q, nil, ExecOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := rowRangesRE.FindStringSubmatch(o.Text); m == nil || m[2] != "1" {
+				t.Fatalf("parallelism %d: the row group was not cut:\n%s", par, o.Text)
+			}
+		}
+		mem.AssertSize(t, 0)
+	}
 }

@@ -37,6 +37,7 @@ type colReader struct {
 	// the row the reader is at.
 	chunk chunkKey
 	next  int64
+	skip  int // rows of the next page to skip (a seek to inside a page)
 
 	defs     []byte          // the page's definition levels (nil: no nulls possible)
 	vals     encoding.Values // the page's dense non-null values, or its dictionary indexes
@@ -65,9 +66,11 @@ type chunkKey struct {
 	group, leaf int
 }
 
-// seek moves the reader to row of its chunk (its offset index must be
-// loaded unless row is where the reader is).
-func (r *colReader) seek(row int64) error {
+// seek moves the reader to row of its chunk, whose page starts at row
+// pageFirst (the chunk's offset index must be loaded unless row is where
+// the reader is): parquet-go seeks to the page, the reader skips the rows
+// before row when it reads the page.
+func (r *colReader) seek(row, pageFirst int64) error {
 	if row == r.next {
 		return nil
 	}
@@ -76,9 +79,10 @@ func (r *colReader) seek(row int64) error {
 		r.page = nil
 	}
 	r.pageRows, r.rowPos, r.valPos = 0, 0, 0
-	if err := r.pages.SeekToRow(row); err != nil {
+	if err := r.pages.SeekToRow(pageFirst); err != nil {
 		return err
 	}
+	r.skip = int(row - pageFirst)
 	r.next = row
 	return nil
 }
@@ -108,7 +112,7 @@ func (r *colReader) close() {
 	}
 	r.pageRows, r.rowPos, r.valPos = 0, 0, 0
 	r.isDict = false
-	r.chunk, r.next = chunkKey{}, 0
+	r.chunk, r.next, r.skip = chunkKey{}, 0, 0
 }
 
 func (r *colReader) nextPage() error {
@@ -149,6 +153,16 @@ func (r *colReader) nextPage() error {
 		}
 	} else {
 		r.dense = r.plainLen()
+	}
+	if r.skip > 0 {
+		if r.skip > r.pageRows {
+			return fmt.Errorf("seek %d rows into a page of %d", r.skip, r.pageRows)
+		}
+		r.rowPos, r.valPos = r.skip, r.skip
+		if r.defs != nil {
+			r.valPos = countLevel(r.defs[:r.skip], r.b.maxDef)
+		}
+		r.skip = 0
 	}
 	return nil
 }

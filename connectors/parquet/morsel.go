@@ -37,7 +37,7 @@ var MorselRows int64 = 64 << 10
 // so that the last ranges are small next to a part's share.
 const morselsPerPart = 8
 
-// morsel is rows [lo, hi) of row group group of the scan's file plan[file].
+// morsel is rows [lo, hi) of row group group of the queue's file plan[file].
 type morsel struct {
 	file, group int
 	lo, hi      int64
@@ -57,7 +57,11 @@ type morsel struct {
 // for nexmark bids), so such a range is taken only from a run with at
 // least stealFar ranges left.
 type morselQueue struct {
-	mu   sync.Mutex
+	mu sync.Mutex
+	// plan is the files and row groups of the part that built the queue:
+	// the parts read through it, since a Dataset's parts could have
+	// listed the directory at different times.
+	plan []scanFile
 	ms   []morsel
 	runs [][2]int // per part: next range, end of its run
 	err  error    // building failed: every part reports it
@@ -141,8 +145,15 @@ func (s *Source) queue(share *connectors.Share) *morselQueue {
 
 // buildQueue lists the ranges of every row group the scan reads. Only the
 // first part to run builds it; the others wait for it (Share.Get).
-func (s *Source) buildQueue() *morselQueue {
-	q := &morselQueue{}
+func (s *Source) buildQueue() (q *morselQueue) {
+	q = &morselQueue{plan: s.plan}
+	defer func() {
+		// Every part reports a failed build; none may see a nil queue.
+		if r := recover(); r != nil {
+			q = &morselQueue{plan: s.plan, err: fmt.Errorf("parquet: planning row ranges: %v", r)}
+			q.split(max(1, s.splits))
+		}
+	}()
 	var rows int64
 	for _, sf := range s.plan {
 		for _, g := range sf.groups {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -288,7 +289,7 @@ func (s *Source) runShared(ctx context.Context, mem memory.Allocator, readers []
 		if !ok {
 			return false, nil
 		}
-		sf := s.plan[m.file]
+		sf := q.plan[m.file]
 		if m.file != cur {
 			if osf != nil {
 				closeReaders(readers)
@@ -346,12 +347,18 @@ func (s *Source) readRange(ctx context.Context, mem memory.Allocator, pf *parque
 			r.chunk = key
 		}
 		if m.lo != r.next {
-			if m.locs != nil {
-				if err := installOffsetIndex(pf, g, b.leaf, chunks[b.leaf], m.locs[i]); err != nil {
-					return false, fmt.Errorf("parquet: %s: row group %d, column %s: page locations: %w", path, g, s.names[i], err)
-				}
+			// Seek parquet-go to the start of the page holding m.lo and skip
+			// to it ourselves: a page parquet-go slices mid-way loses a
+			// BOOLEAN page's bit offset.
+			if m.locs == nil {
+				return false, fmt.Errorf("parquet: %s: row group %d, column %s: no page locations to seek to row %d", path, g, s.names[i], m.lo)
 			}
-			if err := r.seek(m.lo); err != nil {
+			if err := installOffsetIndex(pf, g, b.leaf, chunks[b.leaf], m.locs[i]); err != nil {
+				return false, fmt.Errorf("parquet: %s: row group %d, column %s: page locations: %w", path, g, s.names[i], err)
+			}
+			l := m.locs[i]
+			k := sort.Search(len(l), func(k int) bool { return l[k].FirstRowIndex > m.lo }) - 1
+			if err := r.seek(m.lo, l[max(k, 0)].FirstRowIndex); err != nil {
 				return false, fmt.Errorf("parquet: %s: row group %d, column %s: seek to row %d: %w", path, g, s.names[i], m.lo, err)
 			}
 		}
