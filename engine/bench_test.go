@@ -131,6 +131,7 @@ func (w *discardWriter) Columns(*arrow.Schema, bool) error { return nil }
 func (w *discardWriter) Batch(b *exec.Batch) error         { w.rows += int64(b.Len()); return nil }
 
 func benchQuery(b *testing.B, query string) {
+	TuneRuntime() // the collector settings clinksh and the kernel run with
 	path := benchFile(b)
 	s := NewSession(SessionOptions{NoDemoCatalog: true})
 	// One thread by default, to compare with DuckDB at threads = 1.
