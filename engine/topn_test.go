@@ -140,3 +140,62 @@ func stateKey(rows []string) string {
 	slices.Sort(s)
 	return fmt.Sprint(s)
 }
+
+// ORDER BY ... LIMIT over an updating result (a streaming GROUP BY): the
+// top-n's changelog, applied, ends as the batch answer of the same query,
+// and a group whose count rises past another's replaces it (retractions
+// reach the top-n, which keeps every group to promote the next best).
+func TestTopNOverUpdatingResult(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+	ctx := context.Background()
+	mustExec(t, s,
+		"CREATE TABLE bb WITH ('connector' = 'nexmark', 'table' = 'bid', 'events.num' = '20000', 'batch.size' = '100')",
+		"SET 'parallelism' = '2'")
+	for _, q := range []string{
+		"SELECT channel, COUNT(*) AS n FROM bb GROUP BY channel ORDER BY n DESC, channel LIMIT 3",
+		"SELECT auction, MAX(price) AS p FROM bb GROUP BY auction ORDER BY p DESC, auction LIMIT 5 OFFSET 2",
+		"SELECT bidder, COUNT(*) AS n FROM bb WHERE price > 1000 GROUP BY bidder ORDER BY n, bidder LIMIT 4",
+	} {
+		batch := &collectWriter{}
+		if _, err := s.Execute(ctx, q, batch, ExecOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
+		w := &collectWriter{}
+		if _, err := s.Execute(ctx, q, w, ExecOptions{}); err != nil {
+			t.Fatalf("%s (streaming): %v", q, err)
+		}
+		mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
+		if got := w.schema.Field(0).Name; got != "op" {
+			t.Fatalf("%s: first column %q, want op", q, got)
+		}
+		applied := map[string]int{}
+		deletes := 0
+		for _, r := range w.rows {
+			op, row, _ := strings.Cut(r, " | ")
+			switch op {
+			case "+I":
+				applied[row]++
+			case "-D":
+				if applied[row] == 0 {
+					t.Fatalf("%s: -D of a row not in the result: %s", q, row)
+				}
+				applied[row]--
+				deletes++
+			default:
+				t.Fatalf("%s: row kind %q", q, op)
+			}
+		}
+		got, want := appliedRows(applied), slices.Clone(batch.rows)
+		slices.Sort(got)
+		slices.Sort(want)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: the applied changelog ends as\n%s\nwant the batch answer\n%s", q, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if deletes == 0 {
+			t.Errorf("%s: no row ever left the top-n (%d changes): the test does not exercise retractions", q, len(w.rows))
+		}
+	}
+}

@@ -182,10 +182,7 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 		}
 		n = &Aggregate{Input: n, GroupCols: group, schema: n.Schema()}
 	}
-	if len(keys) > 0 && out.changelog {
-		return nil, nil, errChangelogInput("ORDER BY")
-	}
-	if len(keys) > 0 && !Finite(n) {
+	if len(keys) > 0 && (out.changelog || !Finite(n)) {
 		// Sorting never ends over an unbounded input; with a LIMIT it is a
 		// continuously updated top-n, itself a changelog (bind_topn.go).
 		return bindUpdatingTopN(n, keys, s.Limit, out)

@@ -12,7 +12,8 @@ import (
 
 // bindUpdatingTopN binds ORDER BY keys LIMIT over n, an unbounded input
 // whose first len(out.cols) columns are the SELECT list (hidden ORDER BY
-// columns follow). The result is a changelog, as Flink's continuous top-n:
+// columns follow); when out is an updating result, the first of them is
+// its row kind. The result is a changelog, as Flink's continuous top-n:
 // the row kind first, then the SELECT list, out's columns.
 func bindUpdatingTopN(n Node, keys []sortKeySpec, lim *sqlparser.Limit, out *scope) (Node, *scope, error) {
 	count, offset, err := limitOffset(lim)
@@ -23,14 +24,24 @@ func bindUpdatingTopN(n Node, keys []sortKeySpec, lim *sqlparser.Limit, out *sco
 		return nil, nil, fmt.Errorf("ORDER BY over an unbounded input needs a LIMIT: the sort would never end (ORDER BY ... LIMIT n is a continuously updated top-n)")
 	}
 	in := n.Schema()
-	top := &UpdatingTopN{Input: n, Keys: opsSortKeys(keys), N: count, Offset: offset,
-		schema: arrow.NewSchema(append(append([]arrow.Field{}, in.Fields()...),
-			arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil)}
-	exprs := []expr.Expr{expr.Col(in.NumFields(), arrow.BinaryTypes.String, "op")}
+	fields := append([]arrow.Field{}, in.Fields()...)
+	cols := out.cols
+	sortKeys := opsSortKeys(keys)
+	if out.changelog {
+		// Over an updating result (a streaming GROUP BY): its row kind is
+		// the first column; the top-n keeps the rest and its own kind.
+		fields, cols = fields[1:], cols[1:]
+		for i := range sortKeys {
+			sortKeys[i].Col--
+		}
+	}
+	top := &UpdatingTopN{Input: n, Keys: sortKeys, N: count, Offset: offset, Changelog: out.changelog,
+		schema: arrow.NewSchema(append(fields, arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil)}
+	exprs := []expr.Expr{expr.Col(len(fields), arrow.BinaryTypes.String, "op")}
 	names := []string{"op"}
 	res := &scope{changelog: true, cols: []column{{name: "op", typ: arrow.BinaryTypes.String}}}
-	for i, c := range out.cols {
-		exprs = append(exprs, expr.Col(i, in.Field(i).Type, c.name))
+	for i, c := range cols {
+		exprs = append(exprs, expr.Col(i, fields[i].Type, c.name))
 		names = append(names, c.name)
 		res.cols = append(res.cols, column{name: c.name, typ: c.typ})
 	}

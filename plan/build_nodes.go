@@ -183,7 +183,13 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			detail += fmt.Sprintf(" OFFSET %d", x.Offset)
 		}
 		// One instance: the top-n is global.
+		if x.Changelog {
+			detail += "; over an updating result: holds every current row"
+		}
 		s := b.op("UpdatingTopN", detail, func() exec.Operator {
+			if x.Changelog {
+				return ops.NewRetractingTopN(x.Keys, x.N, x.Offset, x.schema)
+			}
 			return ops.NewUpdatingTopN(x.Keys, x.N, x.Offset, x.schema)
 		}, wireGather, nil, in)
 		// A changelog row carries its kind: rows by construction.

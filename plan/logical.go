@@ -98,6 +98,11 @@ type UpdatingTopN struct {
 	Input     Node
 	Keys      []ops.SortKey
 	N, Offset int64
+	// Changelog: the input is an updating result whose first column is
+	// the row kind; the top-n holds every current row (a retraction can
+	// take one out of the visible ranks). Keys and the schema are then of
+	// the columns after the row kind.
+	Changelog bool
 	schema    *arrow.Schema
 }
 

@@ -43,6 +43,8 @@ func TestUpdatingTopNPlan(t *testing.T) {
 		{"SELECT auction, price FROM u ORDER BY price DESC LIMIT 3", "op, auction, price", "price DESC LIMIT 3"},
 		{"SELECT auction FROM u WHERE price > 10 ORDER BY price, auction LIMIT 3 OFFSET 2", "op, auction", "LIMIT 3 OFFSET 2"},
 		{"SELECT price FROM (SELECT auction, price FROM u ORDER BY price DESC LIMIT 3) t LIMIT 10", "op, price", "price DESC LIMIT 3"},
+		// Over an updating result: the top-n holds every current row.
+		{"SELECT channel, COUNT(*) AS n FROM u GROUP BY channel ORDER BY n DESC LIMIT 3", "op, channel, n", "n DESC LIMIT 3; over an updating result: holds every current row"},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			p := planQuery(t, cat, tc.q, BuildOptions{Parallelism: 2})
@@ -86,10 +88,9 @@ func TestUpdatingTopNPlan(t *testing.T) {
 func TestUpdatingTopNErrors(t *testing.T) {
 	cat := topNCatalog(t)
 	for q, want := range map[string]string{
-		"SELECT auction, price FROM u ORDER BY price DESC":                                             "ORDER BY over an unbounded input needs a LIMIT",
-		"SELECT channel, COUNT(*) AS n FROM u GROUP BY channel ORDER BY n DESC LIMIT 3":                "ORDER BY over an updating result",
-		"SELECT * FROM (SELECT auction, price FROM u ORDER BY price LIMIT 3) t ORDER BY price LIMIT 2": "ORDER BY over an updating result",
-		"SELECT COUNT(*) FROM (SELECT auction, price FROM u ORDER BY price LIMIT 3) t":                 "over an updating result",
+		"SELECT auction, price FROM u ORDER BY price DESC":                             "ORDER BY over an unbounded input needs a LIMIT",
+		"SELECT channel, COUNT(*) AS n FROM u GROUP BY channel ORDER BY n DESC":        "needs a LIMIT",
+		"SELECT COUNT(*) FROM (SELECT auction, price FROM u ORDER BY price LIMIT 3) t": "over an updating result",
 	} {
 		st, err := sql.Parse(q)
 		if err != nil {
@@ -111,6 +112,8 @@ func TestResultOrder(t *testing.T) {
 		"SELECT price, auction FROM u ORDER BY auction, price DESC LIMIT 3": "[{2 false false} {1 true true}]",
 		"SELECT auction FROM u ORDER BY price DESC LIMIT 3":                 "[]",
 		"SELECT auction, price FROM u":                                      "[]",
+		// Over an updating result: by the result's n, then channel.
+		"SELECT channel, COUNT(*) AS n FROM u GROUP BY channel ORDER BY n DESC, channel LIMIT 3": "[{2 true true} {1 false false}]",
 	} {
 		p := planQuery(t, cat, q, BuildOptions{})
 		if got := fmt.Sprint(p.Order); got != want {

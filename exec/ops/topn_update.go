@@ -40,6 +40,11 @@ type UpdatingTopN struct {
 	inWindow map[uint64]bool
 	// left and entered are the window's changes of one batch.
 	left, entered []topEntry
+
+	// pool, for a changelog input (NewRetractingTopN): every row the
+	// input holds now (topn_retract.go); buf encodes a row's key.
+	pool map[string]*pooled
+	buf  []byte
 }
 
 type topEntry struct {
@@ -94,6 +99,9 @@ func (t *UpdatingTopN) check(schema *arrow.Schema) error {
 // Process inserts the batch's rows that beat the current last kept row and
 // emits what changed in the visible window.
 func (t *UpdatingTopN) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) error {
+	if t.pool != nil {
+		return t.processChangelog(ctx, b, out)
+	}
 	if err := t.check(b.Schema()); err != nil {
 		return err
 	}
@@ -232,4 +240,7 @@ func (t *UpdatingTopN) Finish(context.Context, int, exec.Emitter) error { return
 // Close drops the state.
 func (t *UpdatingTopN) Close() {
 	t.top, t.prev, t.left, t.entered = nil, nil, nil, nil
+	if t.pool != nil {
+		t.pool = map[string]*pooled{}
+	}
 }
