@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,14 +14,19 @@ import (
 // A top-n over an updating result (ORDER BY n DESC LIMIT 3 over a
 // streaming GROUP BY) sees rows retracted: a row that leaves its input can
 // be one of the visible ranks, and the next best must then move up, so
-// the top-n keeps every row its input currently holds, not only the best
-// n (Flink's retractable top-n does the same). After each batch it picks
-// the best offset+n of them and emits the difference from the window it
-// last emitted, as the append-only top-n does.
+// the top-n keeps every row its input currently holds (Flink's retractable
+// top-n does the same), and emits after each batch the difference from
+// the window it last emitted, as the append-only top-n does.
 //
-// Choosing the window walks every held row (O(rows) a batch, with an
-// insertion into the n+offset best): a GROUP BY's result of some 100k
-// groups costs about a millisecond a batch.
+// Walking every held row after each batch would cost O(groups) a batch
+// (16 ms for 100k groups). Instead t.top is kept as a prefix of all held
+// rows in rank order, up to n+offset+reserve long: an arrival that beats
+// its last row goes in (the last falls out when it is full), a retraction
+// of one of its rows takes it out, and both keep it a prefix. Only when
+// retractions shrink it below n+offset while rows are held outside it is
+// it rebuilt from every held row. An update of a visible group (-U, then
+// +U of a better row) leaves its length unchanged.
+const topReserve = 64
 
 // pooled is one distinct row the input holds, with one id per copy (its
 // arrival order, which breaks ties as in the append-only top-n).
@@ -55,6 +61,7 @@ func (t *UpdatingTopN) processChangelog(ctx context.Context, b *exec.Batch, out 
 	if t.n == 0 {
 		return nil
 	}
+	capacity := t.n + t.offset
 	for _, r := range b.Rows() {
 		kind, _ := r[0].(string)
 		data := r[1:]
@@ -72,33 +79,65 @@ func (t *UpdatingTopN) processChangelog(ctx context.Context, b *exec.Batch, out 
 			}
 			t.seq++
 			e.ids = append(e.ids, t.seq)
+			t.held++
+			t.arrive(topEntry{row: e.row, seq: t.seq}, capacity+topReserve)
 		case OpUpdateBefore, OpDelete:
 			e := t.pool[string(t.buf)]
 			if e == nil {
 				continue // a retraction of a row never held: nothing to remove
 			}
+			id := e.ids[len(e.ids)-1]
 			e.ids = e.ids[:len(e.ids)-1]
 			if len(e.ids) == 0 {
 				delete(t.pool, string(t.buf))
 			}
+			t.held--
+			t.leave(topEntry{row: e.row, seq: id})
 		default:
 			return fmt.Errorf("updating top-n: unknown row kind %v", r[0])
 		}
 	}
-	t.top = t.best(t.top[:0])
+	if len(t.top) < capacity && t.held > len(t.top) {
+		t.top = t.best(t.top[:0], capacity+topReserve)
+		t.rebuilds++
+	}
 	return t.emitChanges(ctx, out)
 }
 
-// best fills top with the offset+n best held rows, best first (ties by
-// arrival).
-func (t *UpdatingTopN) best(top []topEntry) []topEntry {
-	capacity := t.n + t.offset
-	less := func(a, b topEntry) bool {
-		if c := t.cmp(a.row, b.row); c != 0 {
-			return c < 0
-		}
-		return a.seq < b.seq
+// rankLess orders held rows: by the keys, ties by arrival.
+func (t *UpdatingTopN) rankLess(a, b topEntry) bool {
+	if c := t.cmp(a.row, b.row); c != 0 {
+		return c < 0
 	}
+	return a.seq < b.seq
+}
+
+// arrive puts c into the prefix when it belongs there: when every held
+// row is in it and there is room, or when c beats its last row.
+func (t *UpdatingTopN) arrive(c topEntry, limit int) {
+	outside := t.held - 1 - len(t.top) // held rows not in the prefix, before c
+	if outside > 0 && (len(t.top) == 0 || !t.rankLess(c, t.top[len(t.top)-1])) {
+		return
+	}
+	i := sort.Search(len(t.top), func(i int) bool { return t.rankLess(c, t.top[i]) })
+	t.top = slices.Insert(t.top, i, c)
+	if len(t.top) > limit {
+		t.top = t.top[:limit]
+	}
+}
+
+// leave takes c out of the prefix if it is there.
+func (t *UpdatingTopN) leave(c topEntry) {
+	i := sort.Search(len(t.top), func(i int) bool { return !t.rankLess(t.top[i], c) })
+	if i < len(t.top) && t.top[i].seq == c.seq {
+		t.top = slices.Delete(t.top, i, i+1)
+	}
+}
+
+// best fills top with the capacity best held rows, best first (ties by
+// arrival).
+func (t *UpdatingTopN) best(top []topEntry, capacity int) []topEntry {
+	less := t.rankLess
 	for _, e := range t.pool {
 		for _, id := range e.ids {
 			c := topEntry{row: e.row, seq: id}

@@ -185,3 +185,67 @@ func TestRetractingTopNErrors(t *testing.T) {
 		}
 	}
 }
+
+// Updates of visible groups (a -U, then a +U of a better row) keep the
+// ranked prefix's length: the top-n never walks all held rows again after
+// the load, and its window is the best of the final counts.
+func TestRetractingTopNKeepsPrefix(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const groups = 1000
+	op := NewRetractingTopN([]SortKey{{Col: 1, Desc: true}, {Col: 0}}, 10, 0, retractOut)
+	defer op.Close()
+	count := make([]int64, groups)
+	var rows []exec.Row
+	for k := range groups {
+		rows = append(rows, exec.Row{OpInsert, int64(k), int64(0)})
+	}
+	r := rand.New(rand.NewSource(7))
+	for range 5000 {
+		k := r.Intn(groups)
+		if r.Intn(3) > 0 {
+			k %= 30 // hot groups, often visible
+		}
+		rows = append(rows, exec.Row{OpUpdateBefore, int64(k), count[k]})
+		count[k]++
+		rows = append(rows, exec.Row{OpUpdateAfter, int64(k), count[k]})
+	}
+	applied := map[string]int{}
+	for _, b := range makeBatches(t, mem, input{retractIn, rows}, 256, false) {
+		out := &capture{}
+		if _, err := exec.Dispatch(t.Context(), op, true, 0, b, out); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		got, _ := out.rows()
+		for _, g := range got {
+			if g[2] == OpInsert {
+				applied[fmt.Sprint(g[:2])]++
+			} else {
+				applied[fmt.Sprint(g[:2])]--
+			}
+		}
+	}
+	ks := make([]int, groups)
+	for i := range ks {
+		ks[i] = i
+	}
+	sort.SliceStable(ks, func(a, b int) bool { return count[ks[a]] > count[ks[b]] })
+	var want, now []string
+	for _, k := range ks[:10] {
+		want = append(want, fmt.Sprint(exec.Row{int64(k), count[k]}))
+	}
+	for row, c := range applied {
+		if c > 0 {
+			now = append(now, row)
+		}
+	}
+	sort.Strings(want)
+	sort.Strings(now)
+	if strings.Join(now, " ") != strings.Join(want, " ") {
+		t.Fatalf("window %v, want %v", now, want)
+	}
+	if op.rebuilds != 0 {
+		t.Errorf("the ranked prefix was rebuilt %d times: updates that improve a row should not need it", op.rebuilds)
+	}
+}

@@ -45,6 +45,9 @@ type UpdatingTopN struct {
 	// input holds now (topn_retract.go); buf encodes a row's key.
 	pool map[string]*pooled
 	buf  []byte
+	// held counts the copies in pool; rebuilds the times the ranked
+	// prefix (top) was rebuilt from all of them.
+	held, rebuilds int
 }
 
 type topEntry struct {
