@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,7 +158,14 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 			return nil, nil, err
 		}
 		if idx < 0 {
-			x, err := b.bindExprIn(o.Expr, in, ac)
+			sc := in
+			if in.changelog && ac == nil {
+				// The input's row kind is no value to rank by: a -U would
+				// then never match the row it retracts.
+				sc = &scope{cols: slices.Clone(in.cols), changelog: true}
+				sc.cols[0].name = ""
+			}
+			x, err := b.bindExprIn(o.Expr, sc, ac)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -270,19 +278,25 @@ func constInt(e sqlparser.Expr, what string) (int64, error) {
 // (ORDER BY 2), an output name or alias, or an expression identical to a
 // select item. It returns -1 when the item is none of these.
 func outputIndex(e sqlparser.Expr, out *scope, items []expr.Expr) (int, error) {
+	// An updating result's first column is its row kind, which is no
+	// SELECT item: positions and names start after it.
+	first := 0
+	if out.changelog {
+		first = 1
+	}
 	switch x := e.(type) {
 	case *sqlparser.SQLVal:
 		if x.Type == sqlparser.IntVal {
 			pos, err := strconv.Atoi(string(x.Val))
-			if err != nil || pos < 1 || pos > len(out.cols) {
-				return -1, fmt.Errorf("ORDER BY position %s is not in the select list (1..%d)", string(x.Val), len(out.cols))
+			if err != nil || pos < 1 || pos > len(out.cols)-first {
+				return -1, fmt.Errorf("ORDER BY position %s is not in the select list (1..%d)", string(x.Val), len(out.cols)-first)
 			}
-			return pos - 1, nil
+			return pos - 1 + first, nil
 		}
 	case *sqlparser.ColName:
 		if x.Qualifier.IsEmpty() {
-			for i, c := range out.cols {
-				if strings.EqualFold(c.name, x.Name.String()) {
+			for i := first; i < len(out.cols); i++ {
+				if strings.EqualFold(out.cols[i].name, x.Name.String()) {
 					return i, nil
 				}
 			}

@@ -2,7 +2,9 @@ package ops
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -67,7 +69,7 @@ func (t *UpdatingTopN) processChangelog(ctx context.Context, b *exec.Batch, out 
 		data := r[1:]
 		t.buf = t.buf[:0]
 		for _, v := range data {
-			t.buf = appendKeyValue(t.buf, v)
+			t.buf = appendExactValue(t.buf, v)
 		}
 		switch kind {
 		case OpInsert, OpUpdateAfter:
@@ -154,4 +156,17 @@ func (t *UpdatingTopN) best(top []topEntry, capacity int) []topEntry {
 		}
 	}
 	return top
+}
+
+// appendExactValue is appendKeyValue without its float normalisation: the
+// pool keys a row bit for bit, as a retraction names the row emitted before
+// (identicalRows), so a group's 0 and another's -0 stay two rows.
+func appendExactValue(buf []byte, v any) []byte {
+	switch x := v.(type) {
+	case float64:
+		return binary.LittleEndian.AppendUint64(append(buf, tagFloat64), math.Float64bits(x))
+	case float32:
+		return binary.LittleEndian.AppendUint32(append(buf, tagFloat32), math.Float32bits(x))
+	}
+	return appendKeyValue(buf, v)
 }
