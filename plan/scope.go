@@ -23,10 +23,10 @@ type column struct {
 // scope is the columns of a relation, in its schema order.
 type scope struct {
 	cols []column
-	// changelog: the relation is an updating result whose last column
+	// changelog: the relation is an updating result whose first column
 	// "op" holds each row's kind (+I, -U, +U, -D). Only operators that
 	// treat rows one by one (projections, filters, LIMIT, UNION ALL, the
-	// sink) may consume it yet.
+	// sink) and a top-n (ORDER BY ... LIMIT) may consume it yet.
 	changelog bool
 }
 

@@ -7,11 +7,11 @@ import (
 	"github.com/clink-sql/clink/sql"
 )
 
-// Review: over an updating result the scope's first column is the row
+// over an updating result the scope's first column is the row
 // kind, which ORDER BY by position or by name must not reach: ORDER BY 2
 // is the second SELECT item (n), and ORDER BY 1 / ORDER BY op (a user
 // column named op) the first, not the row kind.
-func TestReviewChangelogOrderByPositionAndName(t *testing.T) {
+func TestChangelogOrderByPositionAndName(t *testing.T) {
 	cat := topNCatalog(t)
 	for q, want := range map[string]string{
 		"SELECT channel, COUNT(*) AS n FROM u GROUP BY channel ORDER BY 2 DESC LIMIT 3":                   "[{1 true true}]",
@@ -49,10 +49,10 @@ func TestReviewChangelogOrderByPositionAndName(t *testing.T) {
 	}
 }
 
-// Review: a hidden ORDER BY expression over a changelog subquery must not
+// a hidden ORDER BY expression over a changelog subquery must not
 // rank by the input's row kind (t.op): the top-n would key its held rows
 // by it, so a -U never matches its +I.
-func TestReviewChangelogOrderByRowKind(t *testing.T) {
+func TestChangelogOrderByRowKind(t *testing.T) {
 	cat := topNCatalog(t)
 	for _, q := range []string{
 		"SELECT channel, n FROM (SELECT channel, COUNT(*) AS n FROM u GROUP BY channel) t ORDER BY t.op, n DESC LIMIT 3",

@@ -47,10 +47,10 @@ func wideChangelog(r *rand.Rand, groups, n, vals int) []exec.Row {
 	return out
 }
 
-// The review's check: with more held rows than the prefix (n+offset+64),
+// With more held rows than the prefix (n+offset+64),
 // after every batch the applied changelog is the reference window, and
 // t.top is exactly the best len(t.top) held copies.
-func TestRetractingTopNReviewWide(t *testing.T) {
+func TestRetractingTopNWide(t *testing.T) {
 	for _, keys := range [][]SortKey{
 		{{Col: 1, Desc: true, NullsFirst: true}},
 		{{Col: 1}, {Col: 0, Desc: true}},
@@ -196,10 +196,10 @@ func (r *incRef) window(batch []exec.Row, keys []SortKey, n, offset int) []strin
 	return out
 }
 
-// Review: the pool's key normalises -0.0 to 0.0, so two groups whose rows
+// the pool's key normalises -0.0 to 0.0, so two groups whose rows
 // differ only by the sign of a zero share one pooled row (the first one's)
 // and the top-n shows -0 for a group whose value is 0.
-func TestRetractingTopNReviewSignedZero(t *testing.T) {
+func TestRetractingTopNSignedZero(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	in := arrow.NewSchema([]arrow.Field{{Name: "op", Type: arrow.BinaryTypes.String}, {Name: "v", Type: arrow.PrimitiveTypes.Float64}}, nil)
