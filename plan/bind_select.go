@@ -169,9 +169,20 @@ func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			idx = len(exprs)
-			exprs = append(exprs, x)
-			names = append(names, fmt.Sprintf("__order%d", idx))
+			// The same value as a select item (ORDER BY COUNT(*), or b.price
+			// for the item price): rank by that item, so EXPLAIN and a
+			// top-n's display order name it, instead of a hidden copy.
+			for i := range visible {
+				if exprs[i].String() == x.String() && arrow.TypeEqual(exprs[i].Type(), x.Type()) && !(out.changelog && i == 0) {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				idx = len(exprs)
+				exprs = append(exprs, x)
+				names = append(names, fmt.Sprintf("__order%d", idx))
+			}
 		}
 		keys = append(keys, sortKeySpec{col: idx, desc: o.Direction == sqlparser.DescScr})
 	}

@@ -112,6 +112,9 @@ func TestResultOrder(t *testing.T) {
 		"SELECT price, auction FROM u ORDER BY auction, price DESC LIMIT 3": "[{2 false false} {1 true true}]",
 		"SELECT auction FROM u ORDER BY price DESC LIMIT 3":                 "[]",
 		"SELECT auction, price FROM u":                                      "[]",
+		// ORDER BY an expression that is a select item ranks by that item.
+		"SELECT channel, COUNT(*) FROM u GROUP BY channel ORDER BY COUNT(*) DESC LIMIT 3": "[{2 true true}]",
+		"SELECT u.auction, price FROM u ORDER BY u.price DESC LIMIT 3":                    "[{2 true true}]",
 		// Over an updating result: by the result's n, then channel.
 		"SELECT channel, COUNT(*) AS n FROM u GROUP BY channel ORDER BY n DESC, channel LIMIT 3": "[{2 true true} {1 false false}]",
 	} {
