@@ -88,6 +88,17 @@ class NotebookTests(unittest.TestCase):
         top = outputs(nb.cells[6])[0]["data"]["text/html"]
         self.assertEqual(top.count("<tr>") - 1, 5, top)  # the header row, then the top 5
         self.assertIn("5 rows after", top)
+        # A top-n over a GROUP BY's updating counts: 3 rows, in rank order.
+        live = outputs(nb.cells[7])
+        self.assertEqual([o["output_type"] for o in live], ["display_data"], nb.cells[7].source)
+        text = live[0]["data"]["text/plain"]
+        self.assertIn("stopped at duration=3s", text)
+        self.assertNotIn("+I", text)
+        self.assertIn("3 rows after", live[0]["data"]["text/html"])
+        rows = [[f.strip() for f in line.split("|")] for line in text.splitlines() if "|" in line]
+        counts = [int(r[1]) for r in rows if len(r) == 2 and r[0].isdigit() and r[1].isdigit()]
+        self.assertEqual(len(counts), 3, text)
+        self.assertEqual(counts, sorted(counts, reverse=True), text)
         explain = "\n".join(texts(nb)[-1:])
         self.assertIn("Scan", explain)
         self.assertIn("rows", explain.lower())
