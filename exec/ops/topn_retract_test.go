@@ -59,39 +59,49 @@ func groupChangelog(r *rand.Rand, n int) []exec.Row {
 	return out
 }
 
-// refRetractWindow applies the changelog rows so far to a multiset, each
-// copy ranked by its arrival among ties (a retraction takes the latest
-// copy), and returns ranks offset+1..offset+n as sorted printed rows.
-func refRetractWindow(rows []exec.Row, keys []SortKey, n, offset int) []string {
-	type copyOf struct {
-		row exec.Row
-		id  int
-	}
-	var held []copyOf
-	for i, r := range rows {
-		data := r[1:]
-		switch r[0] {
+// incRef is the reference model of a top-n over a changelog: it applies
+// each batch to a multiset, each copy ranked by its arrival among ties (a
+// retraction takes the latest identical copy), and returns ranks
+// offset+1..offset+n as sorted printed rows.
+type incRef struct {
+	held []refCopy
+	id   int
+}
+
+type refCopy struct {
+	row exec.Row
+	key string
+	id  int
+}
+
+func (r *incRef) window(batch []exec.Row, keys []SortKey, n, offset int) []string {
+	for _, x := range batch {
+		data := x[1:]
+		key := fmt.Sprint(data)
+		switch x[0] {
 		case OpInsert, OpUpdateAfter:
-			held = append(held, copyOf{data, i})
+			r.id++
+			r.held = append(r.held, refCopy{data, key, r.id})
 		default:
-			for j := len(held) - 1; j >= 0; j-- {
-				if fmt.Sprint(held[j].row) == fmt.Sprint(data) {
-					held = slices.Delete(held, j, j+1)
+			for j := len(r.held) - 1; j >= 0; j-- {
+				if r.held[j].key == key {
+					r.held = slices.Delete(r.held, j, j+1)
 					break
 				}
 			}
 		}
 	}
 	cmp := rowComparator(keys)
-	slices.SortStableFunc(held, func(a, b copyOf) int {
+	h := slices.Clone(r.held)
+	slices.SortStableFunc(h, func(a, b refCopy) int {
 		if c := cmp(a.row, b.row); c != 0 {
 			return c
 		}
 		return a.id - b.id
 	})
 	var out []string
-	for i := offset; i < min(len(held), offset+n); i++ {
-		out = append(out, fmt.Sprint(held[i].row))
+	for i := offset; i < min(len(h), offset+n); i++ {
+		out = append(out, h[i].key)
 	}
 	sort.Strings(out)
 	return out
@@ -117,7 +127,7 @@ func TestRetractingTopNChangelog(t *testing.T) {
 						rows := groupChangelog(rand.New(rand.NewSource(seed)), 300)
 						op := NewRetractingTopN(keys, int64(lim[0]), int64(lim[1]), retractOut)
 						defer op.Close()
-						applied := map[string]int{}
+						applied, model := shown{}, &incRef{}
 						var prevRef []string
 						for bi, b := range makeBatches(t, mem, input{retractIn, rows}, size, false) {
 							seen := rows[:min(len(rows), (bi+1)*size)]
@@ -127,28 +137,9 @@ func TestRetractingTopNChangelog(t *testing.T) {
 							}
 							b.Release()
 							got, _ := out.rows()
-							for _, r := range got {
-								key := fmt.Sprint(r[:len(r)-1])
-								switch r[len(r)-1] {
-								case OpInsert:
-									applied[key]++
-								case OpDelete:
-									if applied[key] == 0 {
-										t.Fatalf("-D of a row not in the result: %s", key)
-									}
-									applied[key]--
-								default:
-									t.Fatalf("row kind %v", r[len(r)-1])
-								}
-							}
-							var now []string
-							for k, c := range applied {
-								for range c {
-									now = append(now, k)
-								}
-							}
-							sort.Strings(now)
-							ref := refRetractWindow(seen, keys, lim[0], lim[1])
+							applied.apply(t, got)
+							now := applied.rows()
+							ref := model.window(rows[bi*size:len(seen)], keys, lim[0], lim[1])
 							if strings.Join(now, "\n") != strings.Join(ref, "\n") {
 								t.Fatalf("after %d changes: applied\n%s\nwant\n%s", len(seen), strings.Join(now, "\n"), strings.Join(ref, "\n"))
 							}
@@ -210,7 +201,7 @@ func TestRetractingTopNKeepsPrefix(t *testing.T) {
 		count[k]++
 		rows = append(rows, exec.Row{OpUpdateAfter, int64(k), count[k]})
 	}
-	applied := map[string]int{}
+	applied := shown{}
 	for _, b := range makeBatches(t, mem, input{retractIn, rows}, 256, false) {
 		out := &capture{}
 		if _, err := exec.Dispatch(t.Context(), op, true, 0, b, out); err != nil {
@@ -218,30 +209,19 @@ func TestRetractingTopNKeepsPrefix(t *testing.T) {
 		}
 		b.Release()
 		got, _ := out.rows()
-		for _, g := range got {
-			if g[2] == OpInsert {
-				applied[fmt.Sprint(g[:2])]++
-			} else {
-				applied[fmt.Sprint(g[:2])]--
-			}
-		}
+		applied.apply(t, got)
 	}
 	ks := make([]int, groups)
 	for i := range ks {
 		ks[i] = i
 	}
 	sort.SliceStable(ks, func(a, b int) bool { return count[ks[a]] > count[ks[b]] })
-	var want, now []string
+	var want []string
 	for _, k := range ks[:10] {
 		want = append(want, fmt.Sprint(exec.Row{int64(k), count[k]}))
 	}
-	for row, c := range applied {
-		if c > 0 {
-			now = append(now, row)
-		}
-	}
+	now := applied.rows()
 	sort.Strings(want)
-	sort.Strings(now)
 	if strings.Join(now, " ") != strings.Join(want, " ") {
 		t.Fatalf("window %v, want %v", now, want)
 	}

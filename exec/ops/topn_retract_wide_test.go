@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -67,8 +66,7 @@ func TestRetractingTopNWide(t *testing.T) {
 							rows := wideChangelog(rand.New(rand.NewSource(seed)), shape[0], 1200, shape[1])
 							op := NewRetractingTopN(keys, int64(lim[0]), int64(lim[1]), retractOut)
 							defer op.Close()
-							applied := map[string]int{}
-							ref := &incRef{}
+							applied, model := shown{}, &incRef{}
 							for bi, b := range makeBatches(t, mem, input{retractIn, rows}, size, false) {
 								seen := rows[:min(len(rows), (bi+1)*size)]
 								out := &capture{}
@@ -77,25 +75,9 @@ func TestRetractingTopNWide(t *testing.T) {
 								}
 								b.Release()
 								got, _ := out.rows()
-								for _, r := range got {
-									key := fmt.Sprint(r[:len(r)-1])
-									if r[len(r)-1] == OpInsert {
-										applied[key]++
-									} else {
-										if applied[key] == 0 {
-											t.Fatalf("-D of a row not shown: %s", key)
-										}
-										applied[key]--
-									}
-								}
-								var now []string
-								for k, c := range applied {
-									for range c {
-										now = append(now, k)
-									}
-								}
-								sort.Strings(now)
-								ref := ref.window(b2rows(rows, bi, size), keys, lim[0], lim[1])
+								applied.apply(t, got)
+								now := applied.rows()
+								ref := model.window(b2rows(rows, bi, size), keys, lim[0], lim[1])
 								if strings.Join(now, "\n") != strings.Join(ref, "\n") {
 									t.Fatalf("after %d changes: applied\n%s\nwant\n%s", len(seen), strings.Join(now, "\n"), strings.Join(ref, "\n"))
 								}
@@ -148,52 +130,6 @@ func checkPrefix(t *testing.T, op *UpdatingTopN, seen int) {
 
 func b2rows(rows []exec.Row, bi, size int) []exec.Row {
 	return rows[bi*size : min(len(rows), (bi+1)*size)]
-}
-
-// incRef is refRetractWindow kept incrementally (the same semantics:
-// a retraction takes the latest identical copy).
-type incRef struct {
-	held []refCopy
-	id   int
-}
-
-type refCopy struct {
-	row exec.Row
-	key string
-	id  int
-}
-
-func (r *incRef) window(batch []exec.Row, keys []SortKey, n, offset int) []string {
-	for _, x := range batch {
-		data := x[1:]
-		key := fmt.Sprint(data)
-		switch x[0] {
-		case OpInsert, OpUpdateAfter:
-			r.id++
-			r.held = append(r.held, refCopy{data, key, r.id})
-		default:
-			for j := len(r.held) - 1; j >= 0; j-- {
-				if r.held[j].key == key {
-					r.held = slices.Delete(r.held, j, j+1)
-					break
-				}
-			}
-		}
-	}
-	cmp := rowComparator(keys)
-	h := slices.Clone(r.held)
-	slices.SortStableFunc(h, func(a, b refCopy) int {
-		if c := cmp(a.row, b.row); c != 0 {
-			return c
-		}
-		return a.id - b.id
-	})
-	var out []string
-	for i := offset; i < min(len(h), offset+n); i++ {
-		out = append(out, h[i].key)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // the pool's key normalises -0.0 to 0.0, so two groups whose rows

@@ -30,6 +30,41 @@ func refWindow(rows []exec.Row, keys []SortKey, n, offset int) []string {
 	return out
 }
 
+// shown is the multiset of rows a top-n's changes (row kind last: +I or
+// -D) have shown so far, by printed row.
+type shown map[string]int
+
+// apply applies one batch of changes; a -D of a row not shown fails t.
+func (s shown) apply(t *testing.T, changes []exec.Row) {
+	t.Helper()
+	for _, r := range changes {
+		key := fmt.Sprint(r[:len(r)-1])
+		switch r[len(r)-1] {
+		case OpInsert:
+			s[key]++
+		case OpDelete:
+			if s[key] == 0 {
+				t.Fatalf("-D of a row not in the result: %s", key)
+			}
+			s[key]--
+		default:
+			t.Fatalf("row kind %v", r[len(r)-1])
+		}
+	}
+}
+
+// rows are the rows shown, sorted.
+func (s shown) rows() []string {
+	var out []string
+	for k, n := range s {
+		for range n {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // multisetDiff counts the rows of a missing from b and of b missing from a.
 func multisetDiff(a, b []string) int {
 	count := map[string]int{}
@@ -90,7 +125,7 @@ func TestUpdatingTopNChangelog(t *testing.T) {
 						op := NewUpdatingTopN(c.keys, int64(c.n), int64(c.offset), topNOut)
 						defer op.Close()
 						rows := c.rows(nulls)
-						applied := map[string]int{}
+						applied := shown{}
 						var seen []exec.Row // the rows fed so far
 						var prevRef []string
 						for bi, b := range makeBatches(t, mem, input{SampleSchema, rows}, size, columnar) {
@@ -101,27 +136,8 @@ func TestUpdatingTopNChangelog(t *testing.T) {
 							}
 							b.Release()
 							got, _ := out.rows()
-							for _, r := range got {
-								key := fmt.Sprint(r[:len(r)-1])
-								switch r[len(r)-1] {
-								case OpInsert:
-									applied[key]++
-								case OpDelete:
-									if applied[key] == 0 {
-										t.Fatalf("-D of a row not in the result: %s", key)
-									}
-									applied[key]--
-								default:
-									t.Fatalf("row kind %v", r[len(r)-1])
-								}
-							}
-							var now []string
-							for k, cnt := range applied {
-								for range cnt {
-									now = append(now, k)
-								}
-							}
-							sort.Strings(now)
+							applied.apply(t, got)
+							now := applied.rows()
 							ref := refWindow(seen, c.keys, c.n, c.offset)
 							if strings.Join(now, "\n") != strings.Join(ref, "\n") {
 								t.Fatalf("after %d rows: applied changelog\n%s\nwant\n%s", len(seen), strings.Join(now, "\n"), strings.Join(ref, "\n"))
