@@ -79,11 +79,6 @@ func writeDictFixture(t *testing.T, path string, dictionary bool, version pq.Dat
 	}
 	rec := bld.NewRecordBatch()
 	defer rec.Release()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	props := pq.NewWriterProperties(
 		pq.WithDictionaryDefault(dictionary),
 		pq.WithDictionaryPageSizeLimit(1024),
@@ -91,16 +86,7 @@ func writeDictFixture(t *testing.T, path string, dictionary bool, version pq.Dat
 		pq.WithBatchSize(50),
 		pq.WithMaxRowGroupLength(dictGroupLen),
 		pq.WithDataPageVersion(version))
-	w, err := pqarrow.NewFileWriter(dictSchema, f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeRecordFile(t, path, rec, props, pqarrow.DefaultWriterProps())
 }
 
 // pageKind is one data page of a column chunk: its rows, and whether it is

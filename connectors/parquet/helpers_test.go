@@ -2,10 +2,13 @@ package parquet
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
@@ -95,4 +98,25 @@ func openWith(t *testing.T, path string, mem memory.Allocator) *Table {
 
 func checkedMem(t *testing.T) *memory.CheckedAllocator {
 	return memory.NewCheckedAllocator(memory.NewGoAllocator())
+}
+
+// writeRecordFile writes rec to a new Parquet file at path with arrow-go's
+// writer (the other tool whose files the scan must read).
+func writeRecordFile(t *testing.T, path string, rec arrow.RecordBatch, props *pq.WriterProperties, aprops pqarrow.ArrowWriterProperties) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, aprops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

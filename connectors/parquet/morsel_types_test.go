@@ -3,7 +3,6 @@ package parquet
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -69,32 +68,17 @@ func writeTyped(t *testing.T, path string, rows, group int, version pq.DataPageV
 	}
 	rec := bld.NewRecordBatch()
 	defer rec.Release()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	opts := append([]pq.WriterProperty{
 		pq.WithDictionaryDefault(false),
 		pq.WithDataPageSize(256),
 		pq.WithBatchSize(50),
 		pq.WithMaxRowGroupLength(int64(group)),
 		pq.WithDataPageVersion(version)}, extra...)
-	props := pq.NewWriterProperties(opts...)
 	aprops := pqarrow.DefaultWriterProps()
 	if int96 {
 		aprops = pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true))
 	}
-	w, err := pqarrow.NewFileWriter(typedSchema, f, props, aprops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeRecordFile(t, path, rec, pq.NewWriterProperties(opts...), aprops)
 }
 
 // compareShared scans path whole and in shared ranges of parts parts and
