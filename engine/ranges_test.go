@@ -146,6 +146,9 @@ func TestParquetRowRangesBoolean(t *testing.T) {
 			if m := rowRangesRE.FindStringSubmatch(o.Text); m == nil || m[2] != "1" {
 				t.Fatalf("parallelism %d: the row group was not cut:\n%s", par, o.Text)
 			}
+			if o.Explain.Totals.BatchesMaterialized != 0 {
+				t.Errorf("parallelism %d: %d batches materialised:\n%s", par, o.Explain.Totals.BatchesMaterialized, o.Text)
+			}
 		}
 		mem.AssertSize(t, 0)
 	}
