@@ -200,6 +200,13 @@ func skipString(b []byte, i int) int {
 	for {
 		var m uint32
 		switch {
+		case haveStopIndex && i+32 <= len(b):
+			k := stopIndex(b[i:])
+			if k < 0 {
+				i += (len(b) - i) &^ 31
+				continue // no stop in the whole blocks: the tail turn next
+			}
+			i, m = i+k, 1 // the exact stop
 		case i+32 <= len(b):
 			// stops32, written out: the call would cost a fifth of a turn.
 			c := b[i : i+32 : i+32]

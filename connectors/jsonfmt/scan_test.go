@@ -71,54 +71,109 @@ func checkSkip(t *testing.T, b []byte, at int) {
 // loops and in the tail; the buffer ends right after the closing quote or
 // runs on, with the string at the start or in the middle of the buffer.
 func TestSkipStringAtWordBoundaries(t *testing.T) {
-	pieces := []string{
-		`\"`, `\\`, `\\\"`, `\\\\`, `\/`, `\n`, `\u00e9`, `\uD83D\uDE00`, "é", "\xff", "\x7f",
-		// bytes a borrow from a stop just before them turns into false
-		// stops ('#' after a quote, ']' after a backslash)
-		"#", "]", "#]#", `\"#`, `\\]`, `\"]`, `\\#`,
-		// non-ASCII right before and after a stop
-		"\xc3\xa9\\n", "\\n\xc3\xa9", "\x80#",
-		// malformed: control characters, bad escapes, cut escapes
-		"\x00", "\x1f", "\t", "\n", `\x`, `\u00g9`, `\u12`, `\`, `\'`,
-	}
-	for n := 0; n <= 72; n++ {
-		for p := 0; p <= n; p++ {
-			for _, piece := range pieces {
-				body := make([]byte, 0, n+len(piece)+8)
-				for k := 0; k < p; k++ {
-					body = append(body, 'a'+byte(k%26))
+	bothStopScans(t, func(t *testing.T) {
+		pieces := []string{
+			`\"`, `\\`, `\\\"`, `\\\\`, `\/`, `\n`, `\u00e9`, `\uD83D\uDE00`, "é", "\xff", "\x7f",
+			// bytes a borrow from a stop just before them turns into false
+			// stops ('#' after a quote, ']' after a backslash)
+			"#", "]", "#]#", `\"#`, `\\]`, `\"]`, `\\#`,
+			// non-ASCII right before and after a stop
+			"\xc3\xa9\\n", "\\n\xc3\xa9", "\x80#",
+			// malformed: control characters, bad escapes, cut escapes
+			"\x00", "\x1f", "\t", "\n", `\x`, `\u00g9`, `\u12`, `\`, `\'`,
+		}
+		for n := 0; n <= 72; n++ {
+			for p := 0; p <= n; p++ {
+				for _, piece := range pieces {
+					body := make([]byte, 0, n+len(piece)+8)
+					for k := 0; k < p; k++ {
+						body = append(body, 'a'+byte(k%26))
+					}
+					body = append(body, piece...)
+					for k := p; k < n; k++ {
+						body = append(body, 'A'+byte(k%26))
+					}
+					str := append(append([]byte{'"'}, body...), '"')
+					checkSkip(t, str, 0)                                            // ends at the quote
+					checkSkip(t, str[:len(str)-1], 0)                               // no closing quote
+					checkSkip(t, append(append([]byte{}, str...), `,"x":1}`...), 0) // runs on
+					checkSkip(t, append([]byte(`{"k":`), str...), 5)                // starts mid-buffer
 				}
-				body = append(body, piece...)
-				for k := p; k < n; k++ {
-					body = append(body, 'A'+byte(k%26))
-				}
-				str := append(append([]byte{'"'}, body...), '"')
-				checkSkip(t, str, 0)                                            // ends at the quote
-				checkSkip(t, str[:len(str)-1], 0)                               // no closing quote
-				checkSkip(t, append(append([]byte{}, str...), `,"x":1}`...), 0) // runs on
-				checkSkip(t, append([]byte(`{"k":`), str...), 5)                // starts mid-buffer
 			}
 		}
-	}
+	})
 }
 
 // Random strings over an alphabet of the bytes that matter.
 func TestSkipStringRandom(t *testing.T) {
-	alphabet := []byte{'a', 'z', ' ', '"', '\\', '/', 'n', 'u', '0', 'F', 'g', 0x00, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xa9, 0xff}
-	rng := rand.New(rand.NewSource(1))
-	for k := 0; k < 200000; k++ {
-		n := rng.Intn(80)
-		b := make([]byte, 1+n)
-		b[0] = '"'
-		for j := 1; j <= n; j++ {
-			// Mostly plain letters, so strings often run long.
-			if rng.Intn(8) == 0 {
-				b[j] = alphabet[rng.Intn(len(alphabet))]
-			} else {
-				b[j] = 'a' + byte(rng.Intn(26))
+	bothStopScans(t, func(t *testing.T) {
+		alphabet := []byte{'a', 'z', ' ', '"', '\\', '/', 'n', 'u', '0', 'F', 'g', 0x00, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xa9, 0xff}
+		rng := rand.New(rand.NewSource(1))
+		for k := 0; k < 200000; k++ {
+			n := rng.Intn(80)
+			b := make([]byte, 1+n)
+			b[0] = '"'
+			for j := 1; j <= n; j++ {
+				// Mostly plain letters, so strings often run long.
+				if rng.Intn(8) == 0 {
+					b[j] = alphabet[rng.Intn(len(alphabet))]
+				} else {
+					b[j] = 'a' + byte(rng.Intn(26))
+				}
+			}
+			checkSkip(t, b, 0)
+		}
+	})
+}
+
+// bothStopScans runs f with skipString's vector scan (where this machine
+// has it) and with its word-at-a-time scan.
+func bothStopScans(t *testing.T, f func(t *testing.T)) {
+	saved := haveStopIndex
+	defer func() { haveStopIndex = saved }()
+	if saved {
+		t.Run("vector", f)
+	}
+	haveStopIndex = false
+	t.Run("words", f)
+}
+
+// stopIndex against a byte-at-a-time search, with every byte value at
+// every position of buffers up to three blocks and a tail long.
+func TestStopIndex(t *testing.T) {
+	if !haveStopIndex {
+		t.Skip("no AVX2 here: skipString scans words, covered by the other tests")
+	}
+	ref := func(b []byte) int {
+		for i, c := range b[:len(b)&^31] {
+			if c == '"' || c == '\\' || c < 0x20 {
+				return i
 			}
 		}
-		checkSkip(t, b, 0)
+		return -1
+	}
+	for n := 0; n <= 100; n++ {
+		b := bytes.Repeat([]byte{'a'}, n)
+		if got := stopIndex(b); got != -1 {
+			t.Fatalf("stopIndex(%d plain bytes) = %d, want -1", n, got)
+		}
+		for p := 0; p < n; p++ {
+			for c := 0; c < 256; c++ {
+				b[p] = byte(c)
+				if got, want := stopIndex(b), ref(b); got != want {
+					t.Fatalf("stopIndex with %#x at %d of %d = %d, want %d", c, p, n, got, want)
+				}
+			}
+			// A second stop after the first: the first is the answer.
+			if p+1 < n {
+				b[p], b[n-1] = '"', '\\'
+				if got, want := stopIndex(b), ref(b); got != want {
+					t.Fatalf("stopIndex with stops at %d and %d of %d = %d, want %d", p, n-1, n, got, want)
+				}
+				b[n-1] = 'a'
+			}
+			b[p] = 'a'
+		}
 	}
 }
 
