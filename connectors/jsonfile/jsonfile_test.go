@@ -116,3 +116,54 @@ func TestSkipAndFail(t *testing.T) {
 		t.Fatalf("want an error naming file and line 51, got %v", err)
 	}
 }
+
+// A bad record past the first read chunk is named by its line when the
+// file is read whole (counted on the error) and by its byte offset when
+// read in parts; CRLF line ends are white space after a record.
+func TestErrorPlaces(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	var sb strings.Builder
+	badLine, badOff := 0, 0
+	for i := 1; i <= 6000; i++ {
+		if i == 4321 {
+			badLine, badOff = i, sb.Len()
+			sb.WriteString(`{"id": 1, "name": tru}` + "\r\n")
+			continue
+		}
+		fmt.Fprintf(&sb, `{"id": %d, "name": "%s"}`+"\r\n", i, strings.Repeat("n", 100))
+	}
+	if sb.Len() < 2*256<<10 {
+		t.Fatalf("the file (%d bytes) should span several read chunks", sb.Len())
+	}
+	path := filepath.Join(dir, "x.json")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := map[string]string{"path": path, "format": "json"}
+	_, err := run(t, mem, opts, 8192)
+	if want := fmt.Sprintf("x.json' line %d:", badLine); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("whole file: want %q, got %v", want, err)
+	}
+	tbl, err := jsonfile.NewTable(opts, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := tbl.WithAllocator(mem).OpenSource(connectors.ScanSpec{BatchSize: 8192, Split: 1, Splits: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = src.Run(context.Background(), &recorder{})
+	if want := fmt.Sprintf("x.json' byte offset %d:", badOff); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("second half: want %q, got %v", want, err)
+	}
+	opts["on-error"] = "skip"
+	r, err := run(t, mem, opts, 8192)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ids) != 5999 || r.columnar == 0 {
+		t.Fatalf("skip: %d rows in %d columnar batches, want 5999 rows columnar", len(r.ids), r.columnar)
+	}
+}

@@ -402,3 +402,11 @@ func (c *column) abandon() {
 		ch.abandon()
 	}
 }
+
+// truncateChildren drops what a failed walk of record n appended to c's
+// children, leaving n values in each.
+func (c *column) truncateChildren(n int) {
+	for _, ch := range c.children {
+		ch.truncate(n)
+	}
+}

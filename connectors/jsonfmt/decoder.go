@@ -14,6 +14,8 @@
 package jsonfmt
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -43,10 +45,12 @@ const (
 	ReasonEmpty     = "empty-record"
 )
 
-// RecordError is a bad record. Index is its position in the Decode call;
-// the caller adds where it came from (topic/partition/offset, file/line).
+// RecordError is a bad record. Index is its position in the Decode call,
+// Offset its line's byte offset in DecodeLines' data; the caller adds where
+// it came from (topic/partition/offset, file/line).
 type RecordError struct {
 	Index  int
+	Offset int
 	Reason string
 	Column string
 	Err    error
@@ -189,6 +193,11 @@ type Decoder struct {
 	root   *column
 	walk   walker
 	damper exec.Damper
+	// tabbed is walkDocument's copy of a document with newlines.
+	tabbed []byte
+	// lineBytes is the last DecodeLines batch's bytes per record, to size
+	// the next one's columns.
+	lineBytes int
 
 	records, colBatches, rowBatches, fallbacks, damperSkips atomic.Int64
 	backedOff                                               atomic.Bool
@@ -234,8 +243,15 @@ func (d *Decoder) skip(reason string) {
 	exec.Global.SkippedRecords.Add(1)
 }
 
+// blank reports whether rec is only JSON whitespace (newlines included: a
+// Kafka record of one newline is as empty as an empty one).
 func blank(rec []byte) bool {
-	return skipWS(rec, 0) == len(rec)
+	for _, c := range rec {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // Decode decodes one batch of records (one JSON document each). A bad
@@ -245,34 +261,135 @@ func (d *Decoder) Decode(recs [][]byte) (Result, error) {
 	if len(recs) == 0 {
 		return Result{}, nil
 	}
-	if !d.opts.RowOnly {
-		if d.damper.Try() {
-			res, ok, err := d.decodeColumnar(recs)
-			if err != nil {
-				return Result{}, err
-			}
-			if ok {
-				d.damper.Observe(1)
-				d.backedOff.Store(d.damper.BackedOff())
-				d.colBatches.Add(1)
-				d.records.Add(int64(res.N))
-				return res, nil
-			}
-			d.damper.Observe(0)
-			d.backedOff.Store(d.damper.BackedOff())
-			d.fallbacks.Add(1)
-			exec.Global.DecodeFallbacks.Add(1)
-		} else {
-			d.damperSkips.Add(1)
+	if d.tryColumnar() {
+		res, ok, err := d.decodeColumnar(recs)
+		if err != nil {
+			return Result{}, err
+		}
+		if d.columnarDone(res, ok) {
+			return res, nil
 		}
 	}
 	res, err := d.decodeRows(recs)
 	if err != nil {
 		return Result{}, err
 	}
+	d.rowsDone(res)
+	return res, nil
+}
+
+// DecodeLines decodes the newline-delimited records at the start of data,
+// up to limit of them, in place: no line split first, the walk ends each
+// record at its newline. It returns the bytes it took, through the newline
+// of the last line it read. Lines of only whitespace are no records (not
+// counted, not skipped). A bad record's RecordError has its line's Offset
+// in data; Result.Kept is nil (no caller aligns per-line metadata).
+func (d *Decoder) DecodeLines(data []byte, limit int) (Result, int, error) {
+	if len(data) == 0 || limit <= 0 {
+		return Result{}, 0, nil
+	}
+	if d.tryColumnar() {
+		res, used, ok, err := d.decodeColumnarLines(data, limit)
+		if err != nil {
+			return Result{}, 0, err
+		}
+		if d.columnarDone(res, ok) {
+			return res, used, nil
+		}
+	}
+	recs, offs, used := splitLines(data, limit)
+	res, err := d.decodeRows(recs)
+	if err != nil {
+		var re *RecordError
+		if errors.As(err, &re) {
+			re.Offset = offs[re.Index]
+		}
+		return Result{}, 0, err
+	}
+	res.Kept = nil
+	d.rowsDone(res)
+	return res, used, nil
+}
+
+// splitLines cuts up to limit non-blank lines off data for the row decode:
+// the lines, their offsets and the bytes they took.
+func splitLines(data []byte, limit int) (recs [][]byte, offs []int, used int) {
+	for used < len(data) && len(recs) < limit {
+		end := len(data)
+		if k := bytes.IndexByte(data[used:], '\n'); k >= 0 {
+			end = used + k
+		}
+		if line := data[used:end]; !isBlankLine(line) {
+			recs, offs = append(recs, line), append(offs, used)
+		}
+		used = min(end+1, len(data))
+	}
+	return recs, offs, used
+}
+
+// isBlankLine is the line reader's blank line: nothing but white space
+// (Unicode's, as the reader before DecodeLines had it).
+func isBlankLine(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
+
+// tryColumnar says whether this batch tries the columnar walk (the option
+// and the damper), counting the damper's skips.
+func (d *Decoder) tryColumnar() bool {
+	if d.opts.RowOnly {
+		return false
+	}
+	if !d.damper.Try() {
+		d.damperSkips.Add(1)
+		return false
+	}
+	return true
+}
+
+// columnarDone records a columnar try's outcome and reports whether res
+// is the answer (ok), rather than a fallback to the row decode.
+func (d *Decoder) columnarDone(res Result, ok bool) bool {
+	if ok {
+		d.damper.Observe(1)
+		d.backedOff.Store(d.damper.BackedOff())
+		d.colBatches.Add(1)
+		d.records.Add(int64(res.N))
+		return true
+	}
+	d.damper.Observe(0)
+	d.backedOff.Store(d.damper.BackedOff())
+	d.fallbacks.Add(1)
+	exec.Global.DecodeFallbacks.Add(1)
+	return false
+}
+
+func (d *Decoder) rowsDone(res Result) {
 	d.rowBatches.Add(1)
 	d.records.Add(int64(res.N))
-	return res, nil
+}
+
+// walkTabbed walks rec, one whole JSON document the walk failed on, again
+// when it has newlines: they end an NDJSON record in the walk (skipWS), so
+// a document with newlines in its whitespace (a pretty-printed Kafka
+// message) is walked from a copy with them as tabs: the same whitespace
+// between tokens, and inside a string still a control character, which
+// fails the walk as the newline would. It reports whether the walk read an
+// object and nothing but whitespace after it.
+func (d *Decoder) walkTabbed(rec []byte, n int) bool {
+	if bytes.IndexByte(rec, '\n') < 0 {
+		return false
+	}
+	d.root.truncateChildren(n)
+	d.tabbed = append(d.tabbed[:0], rec...)
+	for i, c := range d.tabbed {
+		if c == '\n' {
+			d.tabbed[i] = '\t'
+		}
+	}
+	j := skipWS(d.tabbed, 0)
+	if j >= len(d.tabbed) || d.tabbed[j] != '{' {
+		return false
+	}
+	j = d.walk.readObject(d.tabbed, j, d.root)
+	return j >= 0 && skipWS(d.tabbed, j) == len(d.tabbed)
 }
 
 // decodeColumnar runs the walk; ok is false when the batch must fall back.
@@ -284,28 +401,28 @@ func (d *Decoder) decodeColumnar(recs [][]byte) (res Result, ok bool, err error)
 	n := 0
 	for i, rec := range recs {
 		j := skipWS(rec, 0)
-		if j == len(rec) {
+		if j < len(rec) && rec[j] == '{' {
+			if j = d.walk.readObject(rec, j, root); j >= 0 && skipWS(rec, j) == len(rec) {
+				n++
+				if kept != nil {
+					kept = append(kept, i)
+				}
+				continue
+			}
+		}
+		if blank(rec) {
 			kept = keepUntil(kept, i)
 			reasons = append(reasons, ReasonEmpty)
 			continue
 		}
-		if rec[j] == '{' {
-			if j = d.walk.readObject(rec, j, root); j >= 0 && skipWS(rec, j) != len(rec) {
-				j = -1
-			}
-		} else {
-			j = -1
-		}
-		if j >= 0 {
+		if d.walkTabbed(rec, n) {
 			n++
 			if kept != nil {
 				kept = append(kept, i)
 			}
 			continue
 		}
-		for _, ch := range root.children {
-			ch.truncate(n)
-		}
+		root.truncateChildren(n)
 		if _, rerr := d.decodeRow(rec); rerr == nil {
 			root.abandon()
 			return Result{}, false, nil // valid, but not decidable here: fall back
@@ -318,9 +435,62 @@ func (d *Decoder) decodeColumnar(recs [][]byte) (res Result, ok bool, err error)
 			reasons = append(reasons, rerr.Reason)
 		}
 	}
+	return d.finishColumnar(n, reasons, kept), true, nil
+}
+
+// decodeColumnarLines is decodeColumnar over lines in place (DecodeLines).
+func (d *Decoder) decodeColumnarLines(data []byte, limit int) (res Result, used int, ok bool, err error) {
+	root := d.root
+	// Size the columns for the lines the data likely holds, from the last
+	// batch's bytes per record.
+	root.begin(min(limit, len(data)/max(d.lineBytes, 1)+16))
+	var reasons []string
+	n, i := 0, 0
+	for n < limit && i < len(data) {
+		// The common line: an object, whitespace, its newline.
+		if j := skipWS(data, i); j < len(data) && data[j] == '{' {
+			if e := d.walk.readObject(data, j, root); e >= 0 {
+				if e = skipWS(data, e); e == len(data) || data[e] == '\n' {
+					n++
+					i = min(e+1, len(data))
+					continue
+				}
+			}
+		}
+		// Anything else: the line decides, as in decodeColumnar.
+		end := len(data)
+		if k := bytes.IndexByte(data[i:], '\n'); k >= 0 {
+			end = i + k
+		}
+		line := data[i:end]
+		root.truncateChildren(n)
+		if !isBlankLine(line) {
+			if _, rerr := d.decodeRow(line); rerr == nil {
+				root.abandon()
+				return Result{}, 0, false, nil
+			} else if !d.opts.SkipErrors {
+				root.abandon()
+				rerr.Offset = i
+				return Result{}, 0, false, rerr
+			} else {
+				reasons = append(reasons, rerr.Reason)
+			}
+		}
+		i = min(end+1, len(data))
+	}
+	if n > 0 {
+		d.lineBytes = i / n
+	}
+	return d.finishColumnar(n, reasons, nil), i, true, nil
+}
+
+// finishColumnar counts a columnar batch's skipped records and builds its
+// record batch from the columns.
+func (d *Decoder) finishColumnar(n int, reasons []string, kept []int) Result {
 	for _, r := range reasons {
 		d.skip(r)
 	}
+	root := d.root
 	cols := make([]arrow.Array, len(root.children))
 	for c, ch := range root.children {
 		data := ch.finish()
@@ -332,7 +502,7 @@ func (d *Decoder) decodeColumnar(recs [][]byte) (res Result, ok bool, err error)
 	for _, c := range cols {
 		c.Release()
 	}
-	return Result{Rec: rec, N: n, Kept: kept}, true, nil
+	return Result{Rec: rec, N: n, Kept: kept}
 }
 
 // drop skips record i, starting the kept list on the first skip.

@@ -18,13 +18,18 @@ import (
 // decode.
 const maxDepth = 256
 
+// skipWS skips JSON whitespace except a newline, which ends an NDJSON
+// record: DecodeLines walks the records in place, and a walk that met a
+// newline between tokens stops there and fails (the line split decides).
+// A document whose whitespace has newlines (a pretty-printed Kafka message)
+// is walked again with them as tabs (see walkDocument).
 func skipWS(b []byte, i int) int {
 	if i < len(b) && b[i] > ' ' {
 		return i
 	}
 	for i < len(b) {
 		switch b[i] {
-		case ' ', '\t', '\n', '\r':
+		case ' ', '\t', '\r':
 			i++
 		default:
 			return i
