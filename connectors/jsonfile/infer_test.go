@@ -622,3 +622,22 @@ func BenchmarkInferSchema(b *testing.B) {
 		})
 	}
 }
+
+func TestStringStop(t *testing.T) {
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 4))
+	const alphabet = "ab \"\\\x00\x01\x1f\x20\x21\x7f\x80\xff\x5b\x5d\x22\x23"
+	for range 100000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		from := r.IntN(len(b) + 1)
+		want := from
+		for want < len(b) && b[want] != '"' && b[want] != '\\' && b[want] >= 0x20 && b[want] < 0x80 {
+			want++
+		}
+		if got := stringStop(b, from); got != want {
+			t.Fatalf("stringStop(%q, %d) = %d, want %d", b, from, got, want)
+		}
+	}
+}
