@@ -3,9 +3,7 @@ package jsonfile
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -45,7 +43,8 @@ func newShape() *shape { return &shape{byName: map[string]*shape{}} }
 // ('YYYY-MM-DD HH:MM:SS[.fff]' or ISO-8601) -> TIMESTAMP(3), other strings
 // -> VARCHAR, objects -> ROW, arrays -> ARRAY; a key only ever null ->
 // VARCHAR. Disagreeing records widen BIGINT to DOUBLE, anything else to
-// VARCHAR (which then holds the value's JSON text).
+// VARCHAR (which then holds the value's JSON text). Lines that are not a
+// JSON object are skipped.
 func inferSchema(path string, n int) (*arrow.Schema, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -56,38 +55,15 @@ func inferSchema(path string, n int) (*arrow.Schema, error) {
 	root.kind = kObject
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var w walker
 	line, seen := 0, 0
 	for seen < n && sc.Scan() {
 		line++
 		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
+		if len(text) == 0 || !w.valid(text) {
 			continue
 		}
-		// Decoding a record into a map is several times faster than
-		// walking its tokens (inference ran for 15 ms of every query on a
-		// file), but a map forgets the order of its keys, which orders
-		// the columns: a record with a key not seen before is read again
-		// token by token. Merging a record twice changes nothing.
-		dec := json.NewDecoder(bytes.NewReader(text))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			continue // the decoder reports bad records when scanning
-		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			continue // not an object
-		}
-		if !mergeKnown(obj, root) {
-			dec := json.NewDecoder(bytes.NewReader(text))
-			dec.UseNumber()
-			if _, err := dec.Token(); err != nil {
-				continue
-			}
-			if err := mergeObject(dec, root); err != nil {
-				continue
-			}
-		}
+		w.merge(root)
 		seen++
 	}
 	if err := sc.Err(); err != nil {
@@ -103,155 +79,222 @@ func inferSchema(path string, n int) (*arrow.Schema, error) {
 	return arrow.NewSchema(fs, nil), nil
 }
 
-// mergeObject reads an object's members (after its '{') into s.
-func mergeObject(dec *json.Decoder, s *shape) error {
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, ok := tok.(string)
-		if !ok {
-			return fmt.Errorf("object key is not a string")
-		}
-		child, ok := s.byName[name]
-		if !ok {
-			child = newShape()
-			s.byName[name] = child
-			s.fields = append(s.fields, name)
-		}
-		if err := mergeValue(dec, child); err != nil {
-			return err
+// merge merges the record w.valid accepted into root.
+//
+// It reproduces the encoding/json inference this replaced, which decoded a
+// record into a map, merged that if every key it reached was known, and
+// otherwise walked the record's tokens. The two differ only when an object
+// repeats a key: the map keeps only the last value, so a record of known
+// keys such as {"a":"x","a":1} merged just the 1. For such a record merge
+// does the same (mergeKnown); every other record merges every value in order
+// (mergeObject). A mergeKnown that stops at a new key leaves its partial
+// merge behind, as the map walk did; the whole walk after it makes that
+// harmless, since widening is order-free and a subtree skipped because it
+// became VARCHAR stays VARCHAR whatever keys it holds.
+func (w *walker) merge(root *shape) {
+	if w.dup {
+		w.pos = 0
+		if w.mergeKnown(root) {
+			return
 		}
 	}
-	_, err := dec.Token() // '}'
-	return err
+	w.pos = 0
+	w.mergeObject(root)
 }
 
-// mergeValue reads one value into s, widening its kind.
-func mergeValue(dec *json.Decoder, s *shape) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch v := tok.(type) {
-	case nil:
-		return nil
-	case bool:
-		s.widen(kBool)
-	case json.Number:
-		if _, err := v.Int64(); err == nil {
-			s.widen(kInt)
-		} else {
-			s.widen(kFloat)
+// mergeObject merges the members of the object at w.pos into s, adding new
+// keys in order.
+func (w *walker) mergeObject(s *shape) {
+	w.pos++ // '{'
+	for {
+		w.ws()
+		switch w.b[w.pos] {
+		case '}':
+			w.pos++
+			return
+		case ',':
+			w.pos++
+			w.ws()
 		}
-	case string:
-		if isTimestamp(v) {
+		start := w.pos
+		child := s.child(w.key(start, w.skipString()))
+		w.ws()
+		w.pos++ // ':'
+		w.ws()
+		w.mergeValue(child)
+	}
+}
+
+// child is the shape of key name, added if new; looking up a known key
+// allocates nothing.
+func (s *shape) child(name []byte) *shape {
+	if c, ok := s.byName[string(name)]; ok {
+		return c
+	}
+	c := newShape()
+	s.byName[string(name)] = c
+	s.fields = append(s.fields, string(name))
+	return c
+}
+
+// mergeValue merges the value at w.pos into s, widening its kind.
+func (w *walker) mergeValue(s *shape) {
+	switch w.b[w.pos] {
+	case '{':
+		if s.widen(kObject); s.kind != kObject {
+			w.skipValue()
+			return
+		}
+		w.mergeObject(s)
+	case '[':
+		if s.widen(kArray); s.kind != kArray {
+			w.skipValue()
+			return
+		}
+		if s.elem == nil {
+			s.elem = newShape()
+		}
+		w.pos++
+		for {
+			w.ws()
+			switch w.b[w.pos] {
+			case ']':
+				w.pos++
+				return
+			case ',':
+				w.pos++
+				w.ws()
+			}
+			w.mergeValue(s.elem)
+		}
+	default:
+		w.mergeScalar(s)
+	}
+}
+
+// mergeScalar merges the string, number, true, false or null at w.pos.
+func (w *walker) mergeScalar(s *shape) {
+	switch w.b[w.pos] {
+	case 'n':
+		w.pos += len("null")
+	case 't':
+		w.pos += len("true")
+		s.widen(kBool)
+	case 'f':
+		w.pos += len("false")
+		s.widen(kBool)
+	case '"':
+		start := w.pos
+		plain := w.skipString()
+		if s.kind == kString {
+			return // stays VARCHAR: no need to read it as a timestamp
+		}
+		var ts bool
+		if plain {
+			ts = isTimestampBytes(w.b[start+1 : w.pos-1])
+		} else {
+			ts = isTimestamp(decodeString(w.b[start:w.pos]))
+		}
+		if ts {
 			s.widen(kTimestamp)
 		} else {
 			s.widen(kString)
 		}
-	case json.Delim:
-		switch v {
-		case '{':
-			s.widen(kObject)
-			if s.kind != kObject {
-				return skipRest(dec, 1)
-			}
-			return mergeObject(dec, s)
-		case '[':
-			s.widen(kArray)
-			if s.kind != kArray {
-				return skipRest(dec, 1)
-			}
-			if s.elem == nil {
-				s.elem = newShape()
-			}
-			for dec.More() {
-				if err := mergeValue(dec, s.elem); err != nil {
-					return err
-				}
-			}
-			_, err := dec.Token() // ']'
-			return err
+	default:
+		if w.number() {
+			s.widen(kInt)
+		} else {
+			s.widen(kFloat)
 		}
 	}
-	return nil
 }
 
-// mergeKnown merges a decoded object into s, as mergeObject does, and
-// reports false, stopping, at a key s (or a nested object's shape) has not
-// seen: only the token walk knows where the new key goes in the order.
-func mergeKnown(obj map[string]any, s *shape) bool {
-	for name, v := range obj {
-		child, ok := s.byName[name]
-		if !ok || !mergeDecoded(v, child) {
+// mergeKnown merges the object at w.pos into s as the map walk did: only the
+// last value of a repeated key, and reporting false, stopping, at a key s
+// (or a nested object's shape) has not seen.
+func (w *walker) mergeKnown(s *shape) bool {
+	type member struct {
+		name string
+		at   int // where its value starts
+	}
+	var members []member
+	last := map[string]int{}
+	w.pos++ // '{'
+	for {
+		w.ws()
+		c := w.b[w.pos]
+		if c == '}' {
+			w.pos++
+			break
+		}
+		if c == ',' {
+			w.pos++
+			w.ws()
+		}
+		start := w.pos
+		m := member{name: string(w.key(start, w.skipString()))}
+		w.ws()
+		w.pos++ // ':'
+		w.ws()
+		m.at = w.pos
+		last[m.name] = len(members)
+		members = append(members, m)
+		w.skipValue()
+	}
+	end := w.pos
+	for i, m := range members {
+		if last[m.name] != i {
+			continue
+		}
+		child, ok := s.byName[m.name]
+		if !ok {
+			return false
+		}
+		w.pos = m.at
+		if !w.mergeKnownValue(child) {
 			return false
 		}
 	}
+	w.pos = end
 	return true
 }
 
-// mergeDecoded is mergeValue for a decoded value.
-func mergeDecoded(v any, s *shape) bool {
-	switch x := v.(type) {
-	case nil:
-	case bool:
-		s.widen(kBool)
-	case json.Number:
-		if _, err := x.Int64(); err == nil {
-			s.widen(kInt)
-		} else {
-			s.widen(kFloat)
+// mergeKnownValue is mergeValue for mergeKnown.
+func (w *walker) mergeKnownValue(s *shape) bool {
+	switch w.b[w.pos] {
+	case '{':
+		if s.widen(kObject); s.kind != kObject {
+			w.skipValue()
+			return true
 		}
-	case string:
-		if isTimestamp(x) {
-			s.widen(kTimestamp)
-		} else {
-			s.widen(kString)
-		}
-	case map[string]any:
-		s.widen(kObject)
-		if s.kind == kObject {
-			return mergeKnown(x, s)
-		}
-	case []any:
-		s.widen(kArray)
-		if s.kind != kArray {
+		return w.mergeKnown(s)
+	case '[':
+		if s.widen(kArray); s.kind != kArray {
+			w.skipValue()
 			return true
 		}
 		if s.elem == nil {
 			s.elem = newShape()
 		}
-		for _, e := range x {
-			if !mergeDecoded(e, s.elem) {
+		w.pos++
+		for {
+			w.ws()
+			switch w.b[w.pos] {
+			case ']':
+				w.pos++
+				return true
+			case ',':
+				w.pos++
+				w.ws()
+			}
+			if !w.mergeKnownValue(s.elem) {
 				return false
 			}
 		}
+	default:
+		w.mergeScalar(s)
+		return true
 	}
-	return true
-}
-
-// skipRest consumes the rest of a container whose opening token was read.
-func skipRest(dec *json.Decoder, depth int) error {
-	for depth > 0 {
-		tok, err := dec.Token()
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-			}
-		}
-	}
-	return nil
 }
 
 func (s *shape) widen(k kind) {
@@ -294,6 +337,15 @@ var timestampLayouts = []string{
 	"2006-01-02 15:04:05.999999999",
 	"2006-01-02T15:04:05.999999999",
 	"2006-01-02T15:04:05.999999999Z07:00",
+}
+
+// isTimestampBytes is isTimestamp for a string's bytes; it converts only
+// strings that could be one.
+func isTimestampBytes(b []byte) bool {
+	if len(b) < 19 || b[4] != '-' || b[7] != '-' {
+		return false
+	}
+	return isTimestamp(string(b))
 }
 
 func isTimestamp(s string) bool {
