@@ -85,6 +85,7 @@ type HashAggregate struct {
 	keyBld  []array.Builder
 	keyCols []arrow.Array // the current batch's key columns (scratch)
 	onNew   func(row int)
+	newRows []int32 // the current batch's rows that made new groups
 	accs    []accumulator
 	ids     []int32
 	keyVals []any
@@ -115,11 +116,9 @@ func NewHashAggregate(groupCols []int, aggs []AggSpec, out *arrow.Schema, mem me
 	for i := range groupCols {
 		h.keyBld = append(h.keyBld, array.NewBuilder(mem, out.Field(i).Type))
 	}
-	h.onNew = func(row int) {
-		for c, b := range h.keyBld {
-			appendFromArr(b, h.keyCols[c], row)
-		}
-	}
+	// New groups' rows are noted during the key lookup and their keys
+	// appended per column after it (appendNewKeys).
+	h.onNew = func(row int) { h.newRows = append(h.newRows, int32(row)) }
 	return h
 }
 
@@ -291,11 +290,15 @@ func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch,
 		for _, c := range h.groupCols {
 			h.keyCols = append(h.keyCols, rec.Column(c))
 		}
+		h.newRows = h.newRows[:0]
 		ids, err := h.keys.idsColumnar(h.keyCols, n, true, h.ids, h.onNew)
 		if err != nil {
 			return false, fmt.Errorf("aggregate: %w", err)
 		}
 		h.ids = ids
+		for c, b := range h.keyBld {
+			appendRowsFromArr(b, h.keyCols[c], h.newRows)
+		}
 	}
 	h.grow()
 	for i, a := range h.accs {
@@ -401,6 +404,40 @@ func (h *HashAggregate) Close() {
 		if r, ok := a.(interface{ release() }); ok {
 			r.release()
 		}
+	}
+}
+
+// appendRowsFromArr appends arr's values at rows to a builder of the same
+// type: a typed loop for the common key types without nulls, instead of a
+// type switch per value (a new group's key cost more than its hash table
+// insert in a final aggregate, where most rows make a group).
+func appendRowsFromArr(b array.Builder, arr arrow.Array, rows []int32) {
+	if len(rows) == 0 {
+		return
+	}
+	if arr.NullN() == 0 {
+		switch bb := b.(type) {
+		case *array.Int64Builder:
+			if a, ok := arr.(*array.Int64); ok {
+				vals := a.Int64Values()
+				bb.Reserve(len(rows))
+				for _, r := range rows {
+					bb.UnsafeAppend(vals[r])
+				}
+				return
+			}
+		case *array.StringBuilder:
+			if a, ok := arr.(*array.String); ok {
+				bb.Reserve(len(rows))
+				for _, r := range rows {
+					bb.Append(a.Value(int(r)))
+				}
+				return
+			}
+		}
+	}
+	for _, r := range rows {
+		appendFromArr(b, arr, int(r))
 	}
 }
 
