@@ -305,6 +305,10 @@ func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch,
 		if h.aggs[i].Func == "count_star" {
 			// COUNT(*) reads no column (the record may have none).
 			counts := a.(*countAcc).counts
+			if h.keys == nil {
+				counts[0] += int64(n) // one group: no store per row
+				continue
+			}
 			for _, g := range h.ids {
 				counts[g]++
 			}
