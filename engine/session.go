@@ -196,9 +196,20 @@ func (s *Session) buildOptions(progress *exec.Progress) plan.BuildOptions {
 	if v, ok := s.sets["parallelism.shared-ranges"]; ok && isOff(v) {
 		fixed = true
 	}
+	broadcast := int64(defaultBroadcastRows)
+	if v, ok := s.sets["parallelism.broadcast-rows"]; ok {
+		broadcast, _ = strconv.ParseInt(v, 10, 64) // checked by SET
+	}
 	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism(),
-		StateTTL: ttl, FixedSplits: fixed}
+		StateTTL: ttl, FixedSplits: fixed, BroadcastRows: broadcast}
 }
+
+// defaultBroadcastRows is the largest build side (by table metadata) a
+// parallel batch join broadcasts to every probe subtask: a million rows
+// hash in tens of milliseconds per subtask, less than shuffling the
+// bigger probe side costs (the planner also wants parallelism times as
+// many probe rows where it knows them).
+const defaultBroadcastRows = 1_000_000
 
 // bindOptions are the session's settings that shape binding.
 func (s *Session) bindOptions() plan.BindOptions {
@@ -314,6 +325,7 @@ func (s *Session) Settings() map[string]string {
 var knownSettings = map[string]string{
 	"parallelism":                      "parallel subtasks per query (default: the number of cores)",
 	"parallelism.shared-ranges":        "on|off: parallel Parquet scans take row ranges from one queue as they run; off gives each subtask fixed row groups (CLINK_FIXED_SPLITS)",
+	"parallelism.broadcast-rows":       "a parallel batch join whose build side is a Parquet scan of at most this many rows sends it to every probe subtask instead of shuffling both sides by key (default 1000000; 0: never)",
 	"columnar":                         "on|off: columnar operator paths (CLINK_DISABLE_COLUMNAR)",
 	"columnar.output":                  "on|off: born-columnar operator output (CLINK_DISABLE_COLUMNAR_OUTPUT)",
 	"columnar.dictionary":              "on|off: dictionary-encoded VARCHAR from Parquet scans to GROUP BY keys (CLINK_DISABLE_DICTIONARY)",
@@ -363,6 +375,11 @@ func (s *Session) set(x *sql.Set, w ResultWriter) (Outcome, error) {
 	if k == "parallelism" {
 		if n, err := strconv.Atoi(x.Value); err != nil || n < 1 || n > 256 {
 			return Outcome{}, fmt.Errorf("SET 'parallelism' = '%s': want a whole number from 1 to 256", x.Value)
+		}
+	}
+	if k == "parallelism.broadcast-rows" {
+		if n, err := strconv.ParseInt(x.Value, 10, 64); err != nil || n < 0 {
+			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want a whole number of rows, 0 or more (0: never broadcast)", k, x.Value)
 		}
 	}
 	if k == "table.exec.state.ttl" {

@@ -160,9 +160,12 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if x.Stream {
 			return b.streamJoin(x, l, r), nil
 		}
-		return b.op("HashJoin", kind+" ON "+x.Cond, func() exec.Operator {
-			return ops.NewHashJoin(x.Type, x.LeftKeys, x.RightKeys, x.schema, mem)
-		}, wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r), nil
+		mk := func() exec.Operator { return ops.NewHashJoin(x.Type, x.LeftKeys, x.RightKeys, x.schema, mem) }
+		if rows, ok := b.broadcastBuild(x, l); ok {
+			detail := fmt.Sprintf("%s ON %s; build side (%d rows) broadcast to %d subtasks", kind, x.Cond, rows, len(l.Instances))
+			return b.op("HashJoin", detail, mk, wireBroadcast, nil, l, r), nil
+		}
+		return b.op("HashJoin", kind+" ON "+x.Cond, mk, wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r), nil
 	case *Sort:
 		in, err := b.build(x.Input)
 		if err != nil {

@@ -104,6 +104,12 @@ type BuildOptions struct {
 	// the same batches reach the same subtasks on every run
 	// (SET 'parallelism.shared-ranges' = 'off' or CLINK_FIXED_SPLITS=1).
 	FixedSplits bool
+	// BroadcastRows: a batch hash join whose build side is a scan of at
+	// most this many rows (by the table's metadata) is wired as a
+	// broadcast join, every build row to every probe subtask, instead of
+	// both inputs crossing a keyed exchange (0: never). See
+	// broadcastBuild; SET 'parallelism.broadcast-rows'.
+	BroadcastRows int64
 }
 
 type builder struct {
@@ -187,6 +193,10 @@ const (
 	// wireZip: instance i's port k is fed by instance i of child k (UNION
 	// ALL of inputs with the same parallelism).
 	wireZip
+	// wireBroadcast: one instance per instance of child 0, fed by it;
+	// every other port is fed by every instance of its child (a broadcast
+	// join's build side).
+	wireBroadcast
 )
 
 // op adds a stage of instances made by mk, wired to children.
@@ -201,6 +211,8 @@ func (b *builder) op(name, detail string, mk func() exec.Operator, w wiring, key
 		if p == 1 {
 			w = wireGather
 		}
+	case wireBroadcast:
+		p = len(children[0].Instances)
 	case wireZip:
 		p = len(children[0].Instances)
 		for _, c := range children {
@@ -227,6 +239,18 @@ func (b *builder) op(name, detail string, mk func() exec.Operator, w wiring, key
 		case wireGather:
 			for _, in := range c.Instances {
 				b.g.Connect(in, s.Instances[0], k)
+			}
+		case wireBroadcast:
+			if k == 0 {
+				for i, in := range c.Instances {
+					b.g.Connect(in, s.Instances[i], k)
+				}
+				continue
+			}
+			for _, in := range c.Instances {
+				for _, to := range s.Instances {
+					b.g.Connect(in, to, k)
+				}
 			}
 		case wireKeyed:
 			ex := b.exchange(c, keys[k], p)

@@ -146,6 +146,22 @@ func (d *Dataset) Open(spec connectors.ScanSpec) (exec.Source, error) {
 	return t.NewSource(spec)
 }
 
+// NumRows is the row count of the files as last listed (listed now if they
+// never were), from their footers; -1 when they cannot be listed. The
+// planner sizes joins with it.
+func (d *Dataset) NumRows() int64 {
+	d.mu.Lock()
+	t := d.snap
+	d.mu.Unlock()
+	if t == nil {
+		var err error
+		if t, err = d.Snapshot(); err != nil {
+			return -1
+		}
+	}
+	return t.NumRows()
+}
+
 // MaxSplits makes the dataset a connectors.SplitTable like Table: it lists
 // the files now and splits by their row groups (at least 1).
 func (d *Dataset) MaxSplits() int {
