@@ -326,9 +326,12 @@ func (c *column) appendBytes(v []byte) {
 	c.setValid()
 }
 
-// truncate rolls the column back to n values (a rejected record).
+// truncate rolls the column back to n values (a rejected record). A
+// ROW's or ARRAY's children are cut back even when the column itself holds
+// n values already: a walk that failed inside its value has appended to
+// them without counting the value.
 func (c *column) truncate(n int) {
-	if n >= c.n {
+	if n > c.n {
 		return
 	}
 	c.n = n
