@@ -117,7 +117,7 @@ func NewHashAggregate(groupCols []int, aggs []AggSpec, out *arrow.Schema, mem me
 		h.keyBld = append(h.keyBld, array.NewBuilder(mem, out.Field(i).Type))
 	}
 	// New groups' rows are noted during the key lookup and their keys
-	// appended per column after it (appendNewKeys).
+	// appended per column after it (appendRowsFromArr).
 	h.onNew = func(row int) { h.newRows = append(h.newRows, int32(row)) }
 	return h
 }
