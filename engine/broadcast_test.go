@@ -128,3 +128,23 @@ func TestBroadcastJoin(t *testing.T) {
 		}
 	}
 }
+
+// A bad 'parallelism.broadcast-rows' is refused, naming the setting and
+// what it takes, and leaves the setting as it was.
+func TestBroadcastRowsSetting(t *testing.T) {
+	ctx := context.Background()
+	s := NewSession(SessionOptions{NoDemoCatalog: true})
+	defer s.Close()
+	if _, err := s.Execute(ctx, "SET 'parallelism.broadcast-rows' = '5000'", nil, ExecOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"-1", "lots", "1e6", ""} {
+		_, err := s.Execute(ctx, "SET 'parallelism.broadcast-rows' = '"+v+"'", nil, ExecOptions{})
+		if err == nil || !strings.Contains(err.Error(), "'parallelism.broadcast-rows'") || !strings.Contains(err.Error(), "want a whole number of rows") {
+			t.Errorf("SET broadcast-rows = %q: %v", v, err)
+		}
+	}
+	if got := s.Settings()["parallelism.broadcast-rows"]; got != "5000" {
+		t.Errorf("after refused SETs the setting is %q, want 5000", got)
+	}
+}
