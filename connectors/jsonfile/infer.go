@@ -121,7 +121,7 @@ func (w *walker) mergeObject(s *shape) {
 		w.ws()
 		w.pos++ // ':'
 		w.ws()
-		w.mergeValue(child)
+		w.mergeValue(child, false)
 	}
 }
 
@@ -137,19 +137,24 @@ func (s *shape) child(name []byte) *shape {
 	return c
 }
 
-// mergeValue merges the value at w.pos into s, widening its kind.
-func (w *walker) mergeValue(s *shape) {
+// mergeValue merges the value at w.pos into s, widening its kind. known
+// merges nested objects as mergeKnown does, and then false reports that it
+// stopped at a key not seen before; otherwise it is always true.
+func (w *walker) mergeValue(s *shape, known bool) bool {
 	switch w.b[w.pos] {
 	case '{':
 		if s.widen(kObject); s.kind != kObject {
 			w.skipValue()
-			return
+			return true
+		}
+		if known {
+			return w.mergeKnown(s)
 		}
 		w.mergeObject(s)
 	case '[':
 		if s.widen(kArray); s.kind != kArray {
 			w.skipValue()
-			return
+			return true
 		}
 		if s.elem == nil {
 			s.elem = newShape()
@@ -160,16 +165,19 @@ func (w *walker) mergeValue(s *shape) {
 			switch w.b[w.pos] {
 			case ']':
 				w.pos++
-				return
+				return true
 			case ',':
 				w.pos++
 				w.ws()
 			}
-			w.mergeValue(s.elem)
+			if !w.mergeValue(s.elem, known) {
+				return false
+			}
 		}
 	default:
 		w.mergeScalar(s)
 	}
+	return true
 }
 
 // mergeScalar merges the string, number, true, false or null at w.pos.
@@ -251,50 +259,12 @@ func (w *walker) mergeKnown(s *shape) bool {
 			return false
 		}
 		w.pos = m.at
-		if !w.mergeKnownValue(child) {
+		if !w.mergeValue(child, true) {
 			return false
 		}
 	}
 	w.pos = end
 	return true
-}
-
-// mergeKnownValue is mergeValue for mergeKnown.
-func (w *walker) mergeKnownValue(s *shape) bool {
-	switch w.b[w.pos] {
-	case '{':
-		if s.widen(kObject); s.kind != kObject {
-			w.skipValue()
-			return true
-		}
-		return w.mergeKnown(s)
-	case '[':
-		if s.widen(kArray); s.kind != kArray {
-			w.skipValue()
-			return true
-		}
-		if s.elem == nil {
-			s.elem = newShape()
-		}
-		w.pos++
-		for {
-			w.ws()
-			switch w.b[w.pos] {
-			case ']':
-				w.pos++
-				return true
-			case ',':
-				w.pos++
-				w.ws()
-			}
-			if !w.mergeKnownValue(s.elem) {
-				return false
-			}
-		}
-	default:
-		w.mergeScalar(s)
-		return true
-	}
 }
 
 func (s *shape) widen(k kind) {
