@@ -41,17 +41,6 @@ func (c *countAcc) grow(n int)                { c.counts = growTo(c.counts, n) }
 
 func (c *countAcc) updateColumnar(arr arrow.Array, ids []int32) error {
 	nulls := !c.star && arr.NullN() > 0
-	if len(c.counts) == 1 && !nulls {
-		// One group (no GROUP BY): every row with a group counts.
-		n := int64(0)
-		for _, g := range ids {
-			if g == 0 {
-				n++
-			}
-		}
-		c.counts[0] += n
-		return nil
-	}
 	for i, g := range ids {
 		if g >= 0 && (!nulls || arr.IsValid(i)) {
 			c.counts[g]++
