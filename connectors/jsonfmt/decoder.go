@@ -192,7 +192,7 @@ type Decoder struct {
 	root   *column
 	walk   walker
 	damper exec.Damper
-	// tabbed is walkDocument's copy of a document with newlines.
+	// tabbed is walkTabbed's copy of a document with newlines.
 	tabbed []byte
 	// lineBytes is the last DecodeLines batch's bytes per record, to size
 	// the next one's columns.

@@ -22,7 +22,7 @@ const maxDepth = 256
 // record: DecodeLines walks the records in place, and a walk that met a
 // newline between tokens stops there and fails (the line split decides).
 // A document whose whitespace has newlines (a pretty-printed Kafka message)
-// is walked again with them as tabs (see walkDocument).
+// is walked again with them as tabs (see walkTabbed).
 func skipWS(b []byte, i int) int {
 	if i < len(b) && b[i] > ' ' {
 		return i
