@@ -11,6 +11,7 @@ import (
 	"github.com/clink-sql/clink/connectors/nexmark"
 	"github.com/clink-sql/clink/plan"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 // demoRate paces the demo topic: modest, so an unbounded SELECT * streams
@@ -89,11 +90,11 @@ func registerDemo(cat *plan.Catalog) {
 		if err != nil {
 			panic(fmt.Sprintf("demo view %s: %v", name, err)) // a bug in the text above
 		}
-		q, ok := st.(*sql.Query)
+		q, ok := st.(*ast.Query)
 		if !ok {
 			panic(fmt.Sprintf("demo view %s is not a query", name))
 		}
-		_ = cat.Add(&plan.Entry{Name: name, View: q}, false)
+		_ = cat.Add(&plan.Entry{Name: name, View: q, ViewText: text}, false)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/clink-sql/clink/explain"
 	"github.com/clink-sql/clink/plan"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 // explain runs EXPLAIN [ANALYZE] [(FORMAT TEXT|JSON, VERBOSE, DURATION 'd')].
@@ -22,48 +23,39 @@ import (
 // that document rendered as text or JSON. EXPLAIN ANALYZE runs the query
 // (results are counted, not returned) until it ends, reaches its LIMIT, is
 // cancelled or passes its DURATION; a cancelled run still reports what ran.
-func (s *Session) explain(ctx context.Context, x *sql.Explain, _ ResultWriter, opts ExecOptions) (Outcome, error) {
-	return s.explainWith(ctx, x, opts, nil)
+func (s *Session) explain(ctx context.Context, x *ast.Explain, text string, _ ResultWriter, opts ExecOptions) (Outcome, error) {
+	return s.explainWith(ctx, x, text, opts, nil)
 }
 
 // sinkPlan makes the consumer of an EXPLAIN ANALYZE run around fn, and
 // names it for the plan. nil: the result sink (ops.Collect).
 type sinkPlan func(fn func(context.Context, *exec.Batch) error) (exec.Operator, string)
 
-func (s *Session) explainWith(ctx context.Context, x *sql.Explain, opts ExecOptions, mkSink sinkPlan) (Outcome, error) {
-	q, ok := x.Stmt.(*sql.Query)
+func (s *Session) explainWith(ctx context.Context, x *ast.Explain, text string, opts ExecOptions, mkSink sinkPlan) (Outcome, error) {
+	q, ok := x.Stmt.(*ast.Query)
 	if !ok {
-		return Outcome{}, fmt.Errorf("EXPLAIN supports queries only")
+		return Outcome{}, sql.ErrorAt(text, x.Stmt.Pos(), "EXPLAIN supports queries only")
 	}
-	format := strings.ToUpper(x.Options["FORMAT"])
+	format := strings.ToUpper(x.Format)
 	switch format {
 	case "", "TEXT", "JSON":
 	default:
-		return Outcome{}, fmt.Errorf("EXPLAIN (FORMAT %s): unknown format (TEXT or JSON)", x.Options["FORMAT"])
+		return Outcome{}, sql.ErrorAt(text, x.Pos(), fmt.Sprintf("EXPLAIN (FORMAT %s): unknown format (TEXT or JSON)", x.Format))
 	}
-	verbose := false
-	if v, ok := x.Options["VERBOSE"]; ok {
-		b, err := strconv.ParseBool(strings.ToLower(v))
-		if err != nil {
-			return Outcome{}, fmt.Errorf("EXPLAIN (VERBOSE %s): want TRUE or FALSE", v)
-		}
-		verbose = b
-	}
+	verbose := x.Verbose
 	var bound time.Duration
-	if d, ok := x.Options["DURATION"]; ok {
-		if !x.Analyze {
-			return Outcome{}, fmt.Errorf("EXPLAIN (DURATION '%s') needs ANALYZE: only a run has a duration", d)
-		}
-		var err error
-		if bound, err = parseDuration(d); err != nil {
-			return Outcome{}, fmt.Errorf("EXPLAIN ANALYZE (DURATION '%s'): %v", d, err)
-		}
-	}
-	for k := range x.Options {
-		switch k {
-		case "FORMAT", "VERBOSE", "DURATION":
+	for _, o := range x.Options {
+		switch strings.ToUpper(o.Key) {
+		case "DURATION":
+			if !x.Analyze {
+				return Outcome{}, sql.ErrorAt(text, o.Pos(), fmt.Sprintf("EXPLAIN (DURATION '%s') needs ANALYZE: only a run has a duration", o.Value))
+			}
+			var err error
+			if bound, err = parseDuration(o.Value); err != nil {
+				return Outcome{}, sql.ErrorAt(text, o.Pos(), fmt.Sprintf("EXPLAIN ANALYZE (DURATION '%s'): %v", o.Value, err))
+			}
 		default:
-			return Outcome{}, fmt.Errorf("unknown EXPLAIN option %s (known: FORMAT, VERBOSE, DURATION)", k)
+			return Outcome{}, sql.ErrorAt(text, o.Pos(), fmt.Sprintf("unknown EXPLAIN option %s (known: ANALYZE, VERBOSE, FORMAT, DURATION)", o.Key))
 		}
 	}
 
@@ -77,7 +69,7 @@ func (s *Session) explainWith(ctx context.Context, x *sql.Explain, opts ExecOpti
 	if mkSink != nil {
 		sink, sinkName = mkSink(count)
 	}
-	n, err := plan.BindWith(s.cat, q, s.bindOptions())
+	n, steps, err := s.planQuery(q, text)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -114,6 +106,11 @@ func (s *Session) explainWith(ctx context.Context, x *sql.Explain, opts ExecOpti
 		r = explain.NewReport(elapsed, rows.Load(), end)
 	}
 	doc := explain.BuildDocument(p, r)
+	if verbose {
+		for _, st := range steps {
+			doc.Rules = append(doc.Rules, explain.RuleStep{Rule: st.Rule, Plan: st.Plan})
+		}
+	}
 	out := Outcome{Explain: doc}
 	if format == "JSON" {
 		var sb strings.Builder

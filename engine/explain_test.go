@@ -18,6 +18,7 @@ import (
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/explain"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden EXPLAIN files in testdata/explain")
@@ -109,11 +110,11 @@ func runGolden(t *testing.T, src string) (string, *explain.Document) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, ok := st.(*sql.Explain)
+	x, ok := st.(*ast.Explain)
 	if !ok {
 		t.Fatalf("sink: row-only needs an EXPLAIN, got %T", st)
 	}
-	o, err := s.explainWith(ctx, x, ExecOptions{}, rowOnlySinkPlan)
+	o, err := s.explainWith(ctx, x, last, ExecOptions{}, rowOnlySinkPlan)
 	if err != nil {
 		t.Fatalf("%s: %v", last, err)
 	}

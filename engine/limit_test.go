@@ -9,6 +9,7 @@ import (
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 // LIMIT stops the scan early: a 1M-event bounded source feeding LIMIT 5
@@ -27,7 +28,7 @@ func TestLimitStopsScanEarly(t *testing.T) {
 	}
 	var got int
 	sink := ops.NewCollect(func(_ context.Context, b *exec.Batch) error { got += b.Len(); return nil })
-	p, err := s.prepare(st.(*sql.Query), sink, nil)
+	p, err := s.prepare(st.(*ast.Query), "SELECT auction, price FROM nx WHERE price > 0 LIMIT 5", sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

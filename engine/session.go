@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -17,11 +18,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/plan"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 // SessionOptions configure a session.
@@ -40,6 +41,9 @@ type Session struct {
 	mem  memory.Allocator
 	mu   sync.Mutex
 	sets map[string]string
+	// pendingSet collects the INSERTs of BEGIN STATEMENT SET until END
+	// (nil outside one).
+	pendingSet []pendingInsert
 }
 
 // NewSession returns a session. Nothing is started until a statement needs it.
@@ -68,7 +72,7 @@ func (s *Session) Tables() []TableInfo {
 		ti := TableInfo{Name: e.Name, Kind: "table", Connector: e.Connector}
 		if e.IsView() {
 			ti.Kind = "view"
-			if n, err := plan.Bind(s.cat, e.View); err == nil {
+			if n, err := plan.Bind(s.cat, e.View, plan.BindOptions{Text: e.ViewText}); err == nil {
 				ti.Schema = n.Schema()
 				ti.Bounded = plan.Bounded(n)
 			}
@@ -89,7 +93,7 @@ func (s *Session) Execute(ctx context.Context, stmt string, w ResultWriter, opts
 	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
+			err = internalError(r)
 		}
 		out.Elapsed = time.Since(start)
 	}()
@@ -97,62 +101,139 @@ func (s *Session) Execute(ctx context.Context, stmt string, w ResultWriter, opts
 	if err != nil {
 		return out, err
 	}
-	out, err = s.execute(ctx, stmt, st, w, opts)
-	if err != nil {
-		err = positioned(stmt, err)
-	}
-	return out, err
+	return s.execute(ctx, stmt, st, w, opts)
 }
 
-func (s *Session) execute(ctx context.Context, text string, st sql.Statement, w ResultWriter, opts ExecOptions) (Outcome, error) {
+// internalError turns a recovered panic into an error with a short
+// message; the stack goes to the process log, not to the user.
+func internalError(r any) error {
+	log.Printf("clink: internal error: %v\n%s", r, debug.Stack())
+	return fmt.Errorf("internal error: %v (details in the log)", r)
+}
+
+func (s *Session) execute(ctx context.Context, text string, st ast.Statement, w ResultWriter, opts ExecOptions) (Outcome, error) {
+	if s.pendingSet != nil {
+		switch x := st.(type) {
+		case *ast.Insert:
+			s.pendingSet = append(s.pendingSet, pendingInsert{x, text})
+			return Outcome{Message: "INSERT added to the statement set."}, nil
+		case *ast.EndStatementSet:
+			set := s.pendingSet
+			s.pendingSet = nil
+			return s.runStatementSet(ctx, set, opts)
+		}
+		return Outcome{}, sql.ErrorAt(text, st.Pos(), "only INSERT INTO and END are allowed inside BEGIN STATEMENT SET")
+	}
 	switch x := st.(type) {
-	case *sql.Query:
-		return s.runQuery(ctx, x, w, opts)
-	case *sql.CreateTable:
-		return s.createTable(x)
-	case *sql.CreateView:
-		if _, err := plan.Bind(s.cat, x.Query); err != nil {
-			return Outcome{}, fmt.Errorf("view '%s': %w", x.Name, err)
-		}
-		if _, exists := s.cat.Lookup(x.Name); exists && x.IfNotExists {
-			return Outcome{Message: fmt.Sprintf("View '%s' already exists.", x.Name)}, nil
-		}
-		if err := s.cat.Add(&plan.Entry{Name: x.Name, View: x.Query}, false); err != nil {
-			return Outcome{}, err
-		}
-		return Outcome{Message: fmt.Sprintf("View '%s' created.", x.Name)}, nil
-	case *sql.Drop:
-		e, ok := s.cat.Lookup(x.Name)
-		if !ok {
-			if x.IfExists {
-				return Outcome{Message: fmt.Sprintf("%s '%s' does not exist, skipped.", strings.Title(strings.ToLower(x.Kind)), x.Name)}, nil
-			}
-			return Outcome{}, fmt.Errorf("%s '%s' not found", strings.ToLower(x.Kind), x.Name)
-		}
-		if e.IsView() != (x.Kind == "VIEW") {
-			return Outcome{}, fmt.Errorf("'%s' is not a %s", x.Name, strings.ToLower(x.Kind))
-		}
-		s.cat.Drop(x.Name)
-		return Outcome{Message: fmt.Sprintf("%s '%s' dropped.", strings.Title(strings.ToLower(x.Kind)), x.Name)}, nil
-	case *sql.Set:
+	case *ast.Query:
+		return s.runQuery(ctx, x, text, w, opts)
+	case *ast.CreateTable:
+		return s.createTable(ctx, x, text, opts)
+	case *ast.CreateView:
+		return s.createView(x, text)
+	case *ast.CreateIndex:
+		return Outcome{Message: fmt.Sprintf("CREATE INDEX %s ignored: clink has no indexes.", x.Name.Name)}, nil
+	case *ast.Drop:
+		return s.drop(x, text)
+	case *ast.Set:
 		return s.set(x, w)
-	case *sql.Reset:
+	case *ast.Reset:
 		if x.Key == "" {
 			s.sets = map[string]string{}
 			return Outcome{Message: "All session settings reset."}, nil
 		}
 		delete(s.sets, strings.ToLower(x.Key))
 		return Outcome{Message: fmt.Sprintf("Setting '%s' reset.", x.Key)}, nil
-	case *sql.Show:
-		return s.show(x, w)
-	case *sql.Describe:
-		return s.describe(x.Name, w)
-	case *sql.Explain:
-		return s.explain(ctx, x, w, opts)
-	case *sql.Insert:
-		return s.insert(ctx, x, opts)
+	case *ast.Show:
+		return s.show(x, text, w)
+	case *ast.Describe:
+		return s.describe(ctx, x, text, w)
+	case *ast.Explain:
+		return s.explain(ctx, x, text, w, opts)
+	case *ast.Insert:
+		return s.insert(ctx, x, text, opts)
+	case *ast.StatementSet:
+		var set []pendingInsert
+		for _, ins := range x.Inserts {
+			set = append(set, pendingInsert{ins, text})
+		}
+		return s.runStatementSet(ctx, set, opts)
+	case *ast.BeginStatementSet:
+		s.pendingSet = []pendingInsert{}
+		return Outcome{Message: "Statement set begun: INSERT statements are collected until END."}, nil
+	case *ast.EndStatementSet:
+		return Outcome{}, sql.ErrorAt(text, st.Pos(), "END without BEGIN STATEMENT SET")
 	}
-	return Outcome{}, fmt.Errorf("statement %T is not supported", st)
+	return Outcome{}, sql.ErrorAt(text, st.Pos(), fmt.Sprintf("statement %T is not supported", st))
+}
+
+// createView binds the view's query once, so a bad view fails here.
+func (s *Session) createView(x *ast.CreateView, text string) (Outcome, error) {
+	name := x.Name.Parts[len(x.Name.Parts)-1].Name
+	e := &plan.Entry{Name: name, View: x.Query, ViewText: text}
+	for _, c := range x.Columns {
+		e.ViewColumns = append(e.ViewColumns, c.Name)
+	}
+	if old, exists := s.cat.Lookup(name); exists {
+		switch {
+		case x.IfNotExists:
+			return Outcome{Message: fmt.Sprintf("View '%s' already exists.", name)}, nil
+		case !x.OrReplace || !old.IsView():
+			return Outcome{}, sql.ErrorAt(text, x.Name.Pos(), fmt.Sprintf("table or view '%s' already exists", name))
+		}
+	}
+	tmp := plan.NewCatalog()
+	for _, o := range s.cat.Entries() {
+		if !strings.EqualFold(o.Name, name) {
+			_ = tmp.Add(o, false)
+		}
+	}
+	_ = tmp.Add(e, false)
+	if _, err := plan.Bind(tmp, &ast.Query{Span: x.Name.Span, Body: &ast.Select{Span: x.Name.Span,
+		Items: []ast.SelectItem{&ast.Star{Span: x.Name.Span}},
+		From:  []ast.TableExpr{&ast.TableName{Span: x.Name.Span, Name: x.Name}}}}, plan.BindOptions{Text: text}); err != nil {
+		return Outcome{}, err
+	}
+	if err := s.cat.Add(e, x.OrReplace); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Message: fmt.Sprintf("View '%s' created.", name)}, nil
+}
+
+// drop runs DROP TABLE | VIEW | INDEX [IF EXISTS] a, b, ...
+func (s *Session) drop(x *ast.Drop, text string) (Outcome, error) {
+	kind := strings.ToLower(x.Kind)
+	if x.Kind == "INDEX" {
+		return Outcome{Message: "DROP INDEX ignored: clink has no indexes."}, nil
+	}
+	var msgs []string
+	for _, on := range x.Names {
+		name := on.Parts[len(on.Parts)-1].Name
+		e, ok := s.cat.Lookup(name)
+		if !ok {
+			if x.IfExists {
+				msgs = append(msgs, fmt.Sprintf("%s '%s' does not exist, skipped.", titleCase(kind), name))
+				continue
+			}
+			return Outcome{}, sql.ErrorAt(text, on.Pos(), fmt.Sprintf("%s '%s' not found", kind, name))
+		}
+		if e.IsView() != (x.Kind == "VIEW") {
+			return Outcome{}, sql.ErrorAt(text, on.Pos(), fmt.Sprintf("'%s' is not a %s", name, kind))
+		}
+		s.cat.Drop(name)
+		if c, ok := e.Table.(interface{ Close() }); ok && e.Session {
+			c.Close()
+		}
+		msgs = append(msgs, fmt.Sprintf("%s '%s' dropped.", titleCase(kind), name))
+	}
+	return Outcome{Message: strings.Join(msgs, "\n")}, nil
+}
+
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // execOptions merges the environment's A/B switches with the session's.
@@ -179,9 +260,18 @@ func isOff(v string) bool {
 	return false
 }
 
+// planQuery binds a query and runs the rules over it.
+func (s *Session) planQuery(q *ast.Query, text string) (plan.Node, []plan.Step, error) {
+	n, err := plan.Bind(s.cat, q, s.bindOptions(text))
+	if err != nil {
+		return nil, nil, err
+	}
+	return plan.Optimize(n, plan.RuleOptions{Streaming: s.bindOptions(text).Streaming})
+}
+
 // prepare binds and plans a query whose results go to sink.
-func (s *Session) prepare(q *sql.Query, sink exec.Operator, progress *exec.Progress) (*plan.Physical, error) {
-	n, err := plan.BindWith(s.cat, q, s.bindOptions())
+func (s *Session) prepare(q *ast.Query, text string, sink exec.Operator, progress *exec.Progress) (*plan.Physical, error) {
+	n, _, err := s.planQuery(q, text)
 	if err != nil {
 		return nil, err
 	}
@@ -211,9 +301,10 @@ func (s *Session) buildOptions(progress *exec.Progress) plan.BuildOptions {
 // many probe rows where it knows them).
 const defaultBroadcastRows = 1_000_000
 
-// bindOptions are the session's settings that shape binding.
-func (s *Session) bindOptions() plan.BindOptions {
-	return plan.BindOptions{Streaming: s.sets["execution.runtime-mode"] == "streaming"}
+// bindOptions are the session's settings that shape binding, for a
+// statement of the given text.
+func (s *Session) bindOptions(text string) plan.BindOptions {
+	return plan.BindOptions{Streaming: s.sets["execution.runtime-mode"] == "streaming", Text: text}
 }
 
 // parallelism is SET 'parallelism' = 'N', by default the number of cores.
@@ -226,7 +317,7 @@ func (s *Session) parallelism() int {
 	return runtime.NumCPU()
 }
 
-func (s *Session) runQuery(ctx context.Context, q *sql.Query, w ResultWriter, opts ExecOptions) (Outcome, error) {
+func (s *Session) runQuery(ctx context.Context, q *ast.Query, text string, w ResultWriter, opts ExecOptions) (Outcome, error) {
 	var rows atomic.Int64
 	sink := ops.NewCollect(func(ctx context.Context, b *exec.Batch) error {
 		rows.Add(int64(b.Len()))
@@ -235,7 +326,7 @@ func (s *Session) runQuery(ctx context.Context, q *sql.Query, w ResultWriter, op
 		}
 		return w.Batch(b)
 	})
-	p, err := s.prepare(q, sink, opts.Progress)
+	p, err := s.prepare(q, text, sink, opts.Progress)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -249,68 +340,6 @@ func (s *Session) runQuery(ctx context.Context, q *sql.Query, w ResultWriter, op
 	}
 	err = p.Graph.Run(ctx)
 	return Outcome{Rows: rows.Load()}, err
-}
-
-func (s *Session) createTable(x *sql.CreateTable) (Outcome, error) {
-	if _, exists := s.cat.Lookup(x.Name); exists {
-		if x.IfNotExists {
-			return Outcome{Message: fmt.Sprintf("Table '%s' already exists.", x.Name)}, nil
-		}
-		return Outcome{}, fmt.Errorf("table or view '%s' already exists", x.Name)
-	}
-	opts := map[string]string{}
-	for k, v := range x.Options {
-		opts[strings.ToLower(k)] = v
-	}
-	name := opts["connector"]
-	if name == "" {
-		return Outcome{}, fmt.Errorf("table '%s': WITH ('connector' = ...) is required (available: %s)", x.Name, strings.Join(connectors.Names(), ", "))
-	}
-	f, ok := connectors.Lookup(name)
-	if !ok {
-		return Outcome{}, fmt.Errorf("table '%s': unknown connector '%s' (available: %s)", x.Name, name, strings.Join(connectors.Names(), ", "))
-	}
-	// Physical and METADATA columns go to the connector (a METADATA column
-	// as option 'metadata.<col>' = '<key>'); computed columns stay with the
-	// catalog and are evaluated above the scan.
-	var declared *arrow.Schema
-	var computed []sql.ColumnDef
-	if x.Columns != nil {
-		var fs []arrow.Field
-		for _, c := range x.Columns {
-			if c.Computed != "" {
-				computed = append(computed, c)
-				continue
-			}
-			if c.Metadata != "" {
-				opts["metadata."+c.Name] = c.Metadata
-			}
-			fs = append(fs, arrow.Field{Name: c.Name, Type: c.Type, Nullable: !c.NotNull})
-		}
-		declared = arrow.NewSchema(fs, nil)
-	}
-	tbl, err := f(opts, declared)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("table '%s': %w", x.Name, err)
-	}
-	entry := &plan.Entry{Name: x.Name, Table: tbl, Connector: name, Options: opts, Computed: computed, Watermark: x.Watermark}
-	if len(computed) > 0 || x.Watermark != nil {
-		// Bind once now so a bad computed column or watermark fails the
-		// CREATE, not the first query.
-		probe := &sql.Query{Text: "SELECT * FROM " + x.Name}
-		if st, perr := sql.Parse("SELECT * FROM `" + x.Name + "`"); perr == nil {
-			probe = st.(*sql.Query)
-		}
-		tmp := plan.NewCatalog()
-		_ = tmp.Add(entry, false)
-		if _, err := plan.Bind(tmp, probe); err != nil {
-			return Outcome{}, err
-		}
-	}
-	if err := s.cat.Add(entry, false); err != nil {
-		return Outcome{}, err
-	}
-	return Outcome{Message: fmt.Sprintf("Table '%s' created.", x.Name)}, nil
 }
 
 // Settings lists the session settings.
@@ -334,7 +363,7 @@ var knownSettings = map[string]string{
 	"execution.runtime-mode":           "streaming|batch: streaming plans bounded inputs as streams (streaming joins, changelogs); batch (default) uses batch operators where the inputs are bounded",
 }
 
-func (s *Session) set(x *sql.Set, w ResultWriter) (Outcome, error) {
+func (s *Session) set(x *ast.Set, w ResultWriter) (Outcome, error) {
 	if x.Key == "" {
 		keys := make([]string, 0, len(s.sets))
 		for k := range s.sets {

@@ -2,19 +2,21 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/plan"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
-func (s *Session) show(x *sql.Show, w ResultWriter) (Outcome, error) {
+func (s *Session) show(x *ast.Show, text string, w ResultWriter) (Outcome, error) {
 	switch x.What {
 	case "TABLES", "VIEWS":
 		var rows []exec.Row
@@ -31,19 +33,28 @@ func (s *Session) show(x *sql.Show, w ResultWriter) (Outcome, error) {
 			rows = append(rows, exec.Row{n})
 		}
 		return writeRows(w, []string{"connector"}, rows)
-	case "CREATE TABLE":
-		e, ok := s.cat.Lookup(x.Name)
+	case "CREATE TABLE", "CREATE VIEW":
+		name := x.Name.Parts[len(x.Name.Parts)-1].Name
+		e, ok := s.cat.Lookup(name)
 		if !ok {
-			return Outcome{}, fmt.Errorf("table '%s' not found", x.Name)
+			return Outcome{}, sql.ErrorAt(text, x.Name.Pos(), fmt.Sprintf("table or view '%s' not found", name))
 		}
 		return Outcome{Text: showCreate(e)}, nil
+	case "COLUMNS":
+		return s.describe(context.Background(), &ast.Describe{Span: x.Span, Name: x.Name}, text, w)
+	case "FUNCTIONS":
+		var rows []exec.Row
+		for _, f := range expr.Functions() {
+			rows = append(rows, exec.Row{f.Name})
+		}
+		return writeRows(w, []string{"function"}, rows)
 	}
-	return Outcome{}, fmt.Errorf("SHOW %s is not supported", x.What)
+	return Outcome{}, sql.ErrorAt(text, x.Pos(), fmt.Sprintf("SHOW %s is not supported", x.What))
 }
 
 func showCreate(e *plan.Entry) string {
 	if e.IsView() {
-		return fmt.Sprintf("CREATE VIEW `%s` AS %s\n", e.Name, e.View.Text)
+		return fmt.Sprintf("CREATE VIEW `%s` AS %s\n", e.Name, e.View.String())
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "CREATE TABLE `%s` (\n", e.Name)
@@ -73,75 +84,52 @@ func showCreate(e *plan.Entry) string {
 	return sb.String()
 }
 
-func (s *Session) describe(name string, w ResultWriter) (Outcome, error) {
-	for _, t := range s.Tables() {
-		if strings.EqualFold(t.Name, name) {
-			if t.Schema == nil {
-				e, _ := s.cat.Lookup(name)
-				tbl, err := e.Resolve()
-				if err != nil {
-					return Outcome{}, err
-				}
-				t.Schema = tbl.Schema()
+// describe runs DESCRIBE name | 'path' | query: the columns, their types
+// and nullability.
+func (s *Session) describe(ctx context.Context, x *ast.Describe, text string, w ResultWriter) (Outcome, error) {
+	var schema *arrow.Schema
+	switch {
+	case x.Query != nil:
+		n, _, err := s.planQuery(x.Query, text)
+		if err != nil {
+			return Outcome{}, err
+		}
+		schema = n.Schema()
+	case x.Path != nil:
+		q := &ast.Query{Span: x.Path.Span, Body: &ast.Select{Span: x.Path.Span, Items: []ast.SelectItem{&ast.Star{Span: x.Path.Span}},
+			From: []ast.TableExpr{&ast.PathTable{Span: x.Path.Span, Path: x.Path.Value}}}}
+		n, err := plan.Bind(s.cat, q, s.bindOptions(text))
+		if err != nil {
+			return Outcome{}, err
+		}
+		schema = n.Schema()
+	default:
+		name := x.Name.Parts[len(x.Name.Parts)-1].Name
+		e, ok := s.cat.Lookup(name)
+		if !ok {
+			return Outcome{}, sql.ErrorAt(text, x.Name.Pos(), fmt.Sprintf("table or view '%s' not found", name))
+		}
+		n, err := plan.Bind(s.cat, selectAll(*x.Name), s.bindOptions(text))
+		if err != nil {
+			if e.IsView() {
+				return Outcome{}, err
 			}
-			var rows []exec.Row
-			for _, f := range t.Schema.Fields() {
-				null := "true"
-				if !f.Nullable {
-					null = "false"
-				}
-				rows = append(rows, exec.Row{f.Name, sql.TypeString(f.Type), null})
+			tbl, rerr := e.Resolve()
+			if rerr != nil {
+				return Outcome{}, rerr
 			}
-			return writeRows(w, []string{"name", "type", "null"}, rows)
+			schema = tbl.Schema()
+		} else {
+			schema = n.Schema()
 		}
 	}
-	return Outcome{}, fmt.Errorf("table or view '%s' not found", name)
-}
-
-var quoted = regexp.MustCompile(`'([^']+)'`)
-
-// positioned gives a planning error the position of the first quoted name
-// it mentions, when that name occurs in the statement.
-func positioned(text string, err error) error {
-	var se *sql.Error
-	if errors.As(err, &se) || errors.Is(err, context.Canceled) {
-		return err
+	var rows []exec.Row
+	for _, f := range schema.Fields() {
+		null := "true"
+		if !f.Nullable {
+			null = "false"
+		}
+		rows = append(rows, exec.Row{f.Name, sql.TypeString(f.Type), null})
 	}
-	e := &sql.Error{Msg: err.Error()}
-	for _, m := range quoted.FindAllStringSubmatch(err.Error(), -1) {
-		name := m[1]
-		if i := strings.LastIndex(name, "."); i >= 0 && !strings.Contains(text, name) {
-			name = name[i+1:]
-		}
-		idx := indexWord(text, name)
-		if idx < 0 {
-			continue
-		}
-		e.Line = 1 + strings.Count(text[:idx], "\n")
-		e.Column = idx - strings.LastIndex(text[:idx], "\n")
-		break
-	}
-	return e
-}
-
-// indexWord finds name in text as a whole word, case-insensitively.
-func indexWord(text, name string) int {
-	lt, ln := strings.ToLower(text), strings.ToLower(name)
-	for from := 0; ; {
-		i := strings.Index(lt[from:], ln)
-		if i < 0 {
-			return -1
-		}
-		i += from
-		before := i == 0 || !isWordByte(lt[i-1])
-		after := i+len(ln) >= len(lt) || !isWordByte(lt[i+len(ln)])
-		if before && after {
-			return i
-		}
-		from = i + 1
-	}
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	return writeRows(w, []string{"name", "type", "null"}, rows)
 }

@@ -25,6 +25,15 @@ type Document struct {
 	// Stages are in ID order; Inputs link them into the tree.
 	Stages []Stage `json:"stages"`
 	Totals *Totals `json:"totals,omitempty"`
+	// Rules are the logical plan as bound and after each rule that changed
+	// it, in rule order (VERBOSE only).
+	Rules []RuleStep `json:"rules,omitempty"`
+}
+
+// RuleStep is the logical plan after one rule.
+type RuleStep struct {
+	Rule string `json:"rule"`
+	Plan string `json:"plan"`
 }
 
 // Switches are the A/B switches in force, each as the reason text EXPLAIN

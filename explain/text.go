@@ -64,6 +64,15 @@ func Text(doc *Document, verbose bool) string {
 			Human(t.Rows), plural(t.Rows, "row", "rows"), Duration(time.Duration(t.ElapsedNanos)), endText(t.End),
 			batchesRows(t.BatchesMaterialized, t.RowsMaterialized), t.ProcessBatchesMaterialized)
 	}
+	if verbose && len(doc.Rules) > 0 {
+		sb.WriteString("\nLogical plan, as bound and after each rule that changed it:\n")
+		for _, st := range doc.Rules {
+			fmt.Fprintf(&sb, "-- %s\n", st.Rule)
+			for _, line := range strings.Split(strings.TrimRight(st.Plan, "\n"), "\n") {
+				sb.WriteString("   " + line + "\n")
+			}
+		}
+	}
 	return sb.String()
 }
 

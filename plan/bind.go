@@ -1,26 +1,17 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/xwb1989/sqlparser"
 
-	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
-
-// Bind turns a parsed query into a logical plan over cat. It binds twice:
-// the first pass records which columns of each scan the query references,
-// the second binds again with each scan reading only those (projection
-// pushdown without rewriting bound expressions).
-func Bind(cat *Catalog, q *sql.Query) (Node, error) {
-	return BindWith(cat, q, BindOptions{})
-}
 
 // BindOptions configure binding.
 type BindOptions struct {
@@ -29,82 +20,276 @@ type BindOptions struct {
 	// a streaming join and a GROUP BY a changelog, as they would be over
 	// unbounded inputs. Otherwise bounded inputs get batch operators.
 	Streaming bool
+	// Text is the statement the query was parsed from: errors point into
+	// it, and a select item without an alias is named by its text.
+	Text string
 }
 
-// BindWith is Bind with options.
-func BindWith(cat *Catalog, q *sql.Query, opts BindOptions) (Node, error) {
-	first := &binder{cat: cat, used: map[int][]bool{}, streaming: opts.Streaming}
-	if _, _, err := first.bindStatement(q.AST); err != nil {
-		return nil, err
-	}
-	second := &binder{cat: cat, prune: first.used, streaming: opts.Streaming}
-	n, _, err := second.bindStatement(q.AST)
-	if err != nil {
-		return nil, err
-	}
-	return n, nil
+// Bind turns a parsed query into a logical plan over cat: names resolved,
+// types checked, no AST left. The plan still holds subqueries as
+// expressions and join conditions unsplit; Optimize's rules take it from
+// there.
+func Bind(cat *Catalog, q *ast.Query, opts BindOptions) (n Node, err error) {
+	b := &binder{cat: cat, streaming: opts.Streaming, text: opts.Text}
+	defer func() {
+		// A bug in the binder must surface as an error, not take the
+		// session down; it names the statement's start.
+		if r := recover(); r != nil {
+			n, err = nil, fmt.Errorf("internal error while planning: %v", r)
+		}
+	}()
+	n, _, err = b.bindQuery(q, nil)
+	return n, err
 }
 
+// BindNames is Bind that also returns the output column names as the
+// user sees them (the schema's names may carry a hidden row kind).
 type binder struct {
-	cat   *Catalog
-	used  map[int][]bool // first pass: referenced columns per scan occurrence
-	prune map[int][]bool // second pass: what to read
-	scans int            // scan occurrences so far, in binding order
-	views []string       // views being expanded, to catch a cycle
+	cat  *Catalog
+	text string // the text the AST being bound was parsed from
+	// views being expanded, to catch a cycle.
+	views []string
 	// streaming: plan bounded inputs as streams too (BindOptions).
 	streaming bool
+	// ctes is the innermost WITH's frame.
+	ctes *cteFrame
+}
+
+// cteFrame is the CTEs one WITH defines; parent is the enclosing WITH's.
+type cteFrame struct {
+	parent *cteFrame
+	defs   map[string]*cteDef
+}
+
+type cteDef struct {
+	name string
+	node Node
+	sc   *scope
 }
 
 // finite reports whether n's result is finite as planned: never in
 // streaming mode.
 func (b *binder) finite(n Node) bool { return !b.streaming && Finite(n) }
 
-func (b *binder) bindStatement(st sqlparser.SelectStatement) (Node, *scope, error) {
-	switch s := st.(type) {
-	case *sqlparser.Select:
-		return b.bindSelect(s)
-	case *sqlparser.ParenSelect:
-		return b.bindStatement(s.Select)
-	case *sqlparser.Union:
-		return b.bindUnion(s)
-	default:
-		return nil, nil, fmt.Errorf("unsupported query form %T", st)
+// errAt is an error at node n of the text being bound.
+func (b *binder) errAt(n ast.Node, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if n == nil || b.text == "" || n.Pos() < 0 || n.Pos() > len(b.text) {
+		return errors.New(msg)
 	}
+	return sql.ErrorAt(b.text, n.Pos(), msg)
 }
 
-func (b *binder) bindUnion(u *sqlparser.Union) (Node, *scope, error) {
-	if u.Type != sqlparser.UnionAllStr {
-		return nil, nil, fmt.Errorf("%s is not supported yet: use UNION ALL", strings.ToUpper(u.Type))
+// wrapAt gives err the position of n unless it has one.
+func (b *binder) wrapAt(n ast.Node, err error) error {
+	var se *sql.Error
+	if err == nil || errors.As(err, &se) {
+		return err
 	}
+	return b.errAt(n, "%s", err.Error())
+}
+
+// source is the text of n as the user wrote it.
+func (b *binder) source(n ast.Node) string {
+	if b.text != "" && n.Pos() >= 0 && n.End() <= len(b.text) && n.Pos() < n.End() {
+		return strings.TrimSpace(b.text[n.Pos():n.End()])
+	}
+	return n.String()
+}
+
+// bindQuery binds WITH, the body, ORDER BY and LIMIT. outer is the scope
+// of the query a subquery sits in (nil at the top).
+func (b *binder) bindQuery(q *ast.Query, outer *scope) (Node, *scope, error) {
+	if q.With != nil {
+		if q.With.Recursive {
+			return nil, nil, b.errAt(q.With, "WITH RECURSIVE is not supported")
+		}
+		frame := &cteFrame{parent: b.ctes, defs: map[string]*cteDef{}}
+		b.ctes = frame
+		defer func() { b.ctes = frame.parent }()
+		for _, c := range q.With.CTEs {
+			key := strings.ToLower(c.Name.Name)
+			if _, dup := frame.defs[key]; dup {
+				return nil, nil, b.errAt(c, "WITH query name '%s' specified more than once", c.Name.Name)
+			}
+			n, sc, err := b.bindQuery(c.Query, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			if sc.changelog {
+				return nil, nil, b.errAt(c, "WITH query '%s' is an updating result; use it in FROM as a subquery", c.Name.Name)
+			}
+			n, sc, err = b.renameColumns(n, sc, c.Columns, c)
+			if err != nil {
+				return nil, nil, err
+			}
+			frame.defs[key] = &cteDef{name: c.Name.Name, node: n, sc: sc}
+		}
+	}
+	if sel, ok := q.Body.(*ast.Select); ok {
+		return b.bindSelect(sel, q, outer)
+	}
+	n, sc, err := b.bindBody(q.Body, outer)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.orderLimitOutput(n, sc, q)
+}
+
+// bindBody binds a set operation, VALUES, a parenthesised query or a
+// SELECT without ORDER BY of its own.
+func (b *binder) bindBody(body ast.QueryBody, outer *scope) (Node, *scope, error) {
+	switch x := body.(type) {
+	case *ast.Select:
+		return b.bindSelect(x, nil, outer)
+	case *ast.Query:
+		return b.bindQuery(x, outer)
+	case *ast.Values:
+		return b.bindValues(x, outer)
+	case *ast.SetOp:
+		return b.bindSetOp(x, outer)
+	}
+	return nil, nil, b.errAt(body, "unsupported query form")
+}
+
+// renameColumns applies a column list (t(a, b), a CTE's or a view's
+// names) to a relation.
+func (b *binder) renameColumns(n Node, sc *scope, names []ast.Ident, at ast.Node) (Node, *scope, error) {
+	if len(names) == 0 {
+		return n, sc, nil
+	}
+	first := 0
+	if sc.changelog {
+		first = 1
+	}
+	if len(names) > len(sc.cols)-first {
+		return nil, nil, b.errAt(at, "%d column names given for %d columns", len(names), len(sc.cols)-first)
+	}
+	out := &scope{changelog: sc.changelog, outer: sc.outer, cols: append([]column(nil), sc.cols...)}
+	exprs := make([]Expr, len(sc.cols))
+	fnames := make([]string, len(sc.cols))
+	for i, c := range sc.cols {
+		if j := i - first; j >= 0 && j < len(names) {
+			out.cols[i].name = names[j].Name
+		}
+		exprs[i] = NewColRef(i, c.name, c.typ)
+		fnames[i] = out.cols[i].name
+	}
+	return NewProject(n, exprs, fnames), out, nil
+}
+
+// bindValues binds VALUES (...), (...): a constant relation. Every row has
+// as many values as the first; a column's type is the common type of its
+// values. Values must be constant (they are evaluated now).
+func (b *binder) bindValues(v *ast.Values, outer *scope) (Node, *scope, error) {
+	if len(v.Rows) == 0 {
+		return nil, nil, b.errAt(v, "VALUES needs at least one row")
+	}
+	width := len(v.Rows[0])
+	bound := make([][]Expr, len(v.Rows))
+	types := make([]arrow.DataType, width)
+	empty := &scope{outer: outer}
+	for i, row := range v.Rows {
+		if len(row) != width {
+			return nil, nil, b.errAt(v, "VALUES lists must all be the same length: row %d has %d values, row 1 has %d", i+1, len(row), width)
+		}
+		for c, e := range row {
+			x, err := b.bindExpr(e, empty, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			if hasSubquery(x) || hasOuterRef(x) {
+				return nil, nil, b.errAt(e, "a VALUES list holds constants, not subqueries or column references")
+			}
+			bound[i] = append(bound[i], x)
+			if types[c] == nil {
+				types[c] = x.Type()
+				continue
+			}
+			t, err := expr.CommonType(types[c], x.Type())
+			if err != nil {
+				return nil, nil, b.errAt(e, "VALUES column %d: %v", c+1, err)
+			}
+			types[c] = t
+		}
+	}
+	fs := make([]arrow.Field, width)
+	sc := &scope{outer: outer}
+	for c := range fs {
+		if types[c].ID() == arrow.NULL {
+			types[c] = arrow.BinaryTypes.String // an all-NULL column, as PostgreSQL's unknown -> text
+		}
+		name := fmt.Sprintf("column%d", c+1)
+		fs[c] = arrow.Field{Name: name, Type: types[c], Nullable: true}
+		sc.cols = append(sc.cols, column{name: name, typ: types[c]})
+	}
+	rows := make([]exec.Row, len(bound))
+	for i, row := range bound {
+		rows[i] = make(exec.Row, width)
+		for c, x := range row {
+			cx, err := coerce(x, types[c])
+			if err != nil {
+				return nil, nil, b.errAt(v.Rows[i][c], "%v", err)
+			}
+			val, err := cx.Compile().EvalRow(nil)
+			if err != nil {
+				return nil, nil, b.errAt(v.Rows[i][c], "%v", err)
+			}
+			rows[i][c] = val
+		}
+	}
+	return &Values{Rows: rows, schema: arrow.NewSchema(fs, nil)}, sc, nil
+}
+
+// bindSetOp binds UNION, INTERSECT and EXCEPT. UNION ALL chains flatten
+// into one Union; UNION (DISTINCT) is a Union under a DISTINCT.
+func (b *binder) bindSetOp(s *ast.SetOp, outer *scope) (Node, *scope, error) {
 	var inputs []Node
 	var scopes []*scope
-	var flatten func(sqlparser.SelectStatement) error
-	flatten = func(s sqlparser.SelectStatement) error {
-		if uu, ok := s.(*sqlparser.Union); ok && uu.Type == sqlparser.UnionAllStr && len(uu.OrderBy) == 0 && uu.Limit == nil {
-			if err := flatten(uu.Left); err != nil {
+	var bodies []ast.Node
+	var flatten func(body ast.QueryBody) error
+	flatten = func(body ast.QueryBody) error {
+		if u, ok := body.(*ast.SetOp); ok && u.Op == ast.Union && u.All && s.Op == ast.Union && s.All {
+			if err := flatten(u.Left); err != nil {
 				return err
 			}
-			return flatten(uu.Right)
+			return flatten(u.Right)
 		}
-		n, sc, err := b.bindStatement(s)
+		n, sc, err := b.bindBody(body, outer)
 		if err != nil {
 			return err
 		}
-		inputs = append(inputs, n)
-		scopes = append(scopes, sc)
+		inputs, scopes, bodies = append(inputs, n), append(scopes, sc), append(bodies, body)
 		return nil
 	}
-	if err := flatten(u.Left); err != nil {
-		return nil, nil, err
+	if s.Op == ast.Union && s.All {
+		if err := flatten(s.Left); err != nil {
+			return nil, nil, err
+		}
+		if err := flatten(s.Right); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		for _, body := range []ast.QueryBody{s.Left, s.Right} {
+			n, sc, err := b.bindBody(body, outer)
+			if err != nil {
+				return nil, nil, err
+			}
+			inputs, scopes, bodies = append(inputs, n), append(scopes, sc), append(bodies, body)
+		}
 	}
-	if err := flatten(u.Right); err != nil {
-		return nil, nil, err
+	what := [...]string{"UNION", "INTERSECT", "EXCEPT"}[s.Op]
+	if s.All {
+		what += " ALL"
 	}
 	width := len(scopes[0].cols)
 	types := make([]arrow.DataType, width)
 	for i, sc := range scopes {
+		if sc.changelog && !(s.Op == ast.Union && s.All) {
+			return nil, nil, b.errAt(bodies[i], "%s over an updating result is not supported", what)
+		}
 		if len(sc.cols) != width {
-			return nil, nil, fmt.Errorf("UNION ALL inputs have different column counts: %d and %d (input %d)", width, len(sc.cols), i+1)
+			return nil, nil, b.errAt(bodies[i], "each %s query must have the same number of columns: %d and %d", what, width, len(sc.cols))
 		}
 		for c, col := range sc.cols {
 			if types[c] == nil {
@@ -113,265 +298,118 @@ func (b *binder) bindUnion(u *sqlparser.Union) (Node, *scope, error) {
 			}
 			t, err := expr.CommonType(types[c], col.typ)
 			if err != nil {
-				return nil, nil, fmt.Errorf("UNION ALL column %d (%s): %v", c+1, scopes[0].cols[c].name, err)
+				return nil, nil, b.errAt(bodies[i], "%s column %d (%s): %v", what, c+1, scopes[0].cols[c].name, err)
 			}
 			types[c] = t
 		}
 	}
-	// Coerce each input to the common types where they differ.
 	for i, n := range inputs {
 		same := true
 		for c, col := range scopes[i].cols {
-			if !arrow.TypeEqual(col.typ, types[c]) {
-				same = false
-			}
+			same = same && arrow.TypeEqual(col.typ, types[c])
 		}
 		if same {
 			continue
 		}
-		exprs := make([]expr.Expr, width)
+		exprs := make([]Expr, width)
 		names := make([]string, width)
 		for c, col := range scopes[i].cols {
-			e, err := expr.Coerce(expr.Col(c, col.typ, col.name), types[c])
+			e, err := coerce(NewColRef(c, col.name, col.typ), types[c])
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, b.errAt(bodies[i], "%v", err)
 			}
-			exprs[c] = e
-			names[c] = scopes[0].cols[c].name
+			exprs[c], names[c] = e, scopes[0].cols[c].name
 		}
 		inputs[i] = NewProject(n, exprs, names)
 	}
-	out := &scope{}
+	out := &scope{outer: outer, changelog: scopes[0].changelog}
 	for c, col := range scopes[0].cols {
 		out.cols = append(out.cols, column{name: col.name, typ: types[c]})
 	}
-	var node Node = &Union{Inputs: inputs}
-	node, err := b.orderLimit(node, out, u.OrderBy, u.Limit)
-	return node, out, err
-}
-
-// orderLimit applies ORDER BY (over output columns) and LIMIT to a union.
-func (b *binder) orderLimit(n Node, out *scope, ob sqlparser.OrderBy, lim *sqlparser.Limit) (Node, error) {
-	var keys []sortKeySpec
-	for _, o := range ob {
-		idx, err := outputIndex(o.Expr, out, nil)
-		if err != nil {
-			return nil, err
+	var n Node
+	switch s.Op {
+	case ast.Union:
+		n = &Union{Inputs: inputs}
+		if !s.All {
+			n = distinct(n)
 		}
-		if idx < 0 {
-			return nil, fmt.Errorf("ORDER BY of a UNION must name an output column: %s", sqlparser.String(o.Expr))
-		}
-		keys = append(keys, sortKeySpec{col: idx, desc: o.Direction == sqlparser.DescScr})
-	}
-	return applySortLimit(n, keys, lim)
-}
-
-// commaJoin rewrites SELECT ... FROM a, b WHERE c into SELECT ... FROM a
-// JOIN b ON c (Nexmark q4, q6 and q9 use this form). For an inner join the
-// two mean the same; bindJoin then takes the equalities between the sides
-// as keys and filters on the rest. Without a WHERE there is no key, and
-// bindFrom reports the cross join. s is not modified.
-func commaJoin(s *sqlparser.Select) *sqlparser.Select {
-	if len(s.From) != 2 || s.Where == nil {
-		return s
-	}
-	c := *s
-	c.From = sqlparser.TableExprs{&sqlparser.JoinTableExpr{LeftExpr: s.From[0], Join: sqlparser.JoinStr, RightExpr: s.From[1],
-		Condition: sqlparser.JoinCondition{On: s.Where.Expr}}}
-	c.Where = nil
-	return &c
-}
-
-// bindFrom binds the FROM clause.
-func (b *binder) bindFrom(from sqlparser.TableExprs) (Node, *scope, error) {
-	if len(from) != 1 {
-		return nil, nil, fmt.Errorf("comma-separated FROM lists (implicit cross joins) are not supported: use JOIN ... ON")
-	}
-	return b.bindTableExpr(from[0])
-}
-
-func (b *binder) bindTableExpr(te sqlparser.TableExpr) (Node, *scope, error) {
-	switch t := te.(type) {
-	case *sqlparser.AliasedTableExpr:
-		alias := t.As.String()
-		switch e := t.Expr.(type) {
-		case sqlparser.TableName:
-			return b.bindTableName(e, alias)
-		case *sqlparser.Subquery:
-			n, sc, err := b.bindStatement(e.Select)
-			if err != nil {
-				return nil, nil, err
-			}
-			out := &scope{changelog: sc.changelog}
-			for _, c := range sc.cols {
-				out.cols = append(out.cols, column{qual: alias, name: c.name, typ: c.typ, rowtime: c.rowtime})
-			}
-			return n, out, nil
-		default:
-			return nil, nil, fmt.Errorf("unsupported FROM item %s", sqlparser.String(t))
-		}
-	case *sqlparser.ParenTableExpr:
-		if len(t.Exprs) != 1 {
-			return nil, nil, fmt.Errorf("unsupported FROM item %s", sqlparser.String(t))
-		}
-		return b.bindTableExpr(t.Exprs[0])
-	case *sqlparser.JoinTableExpr:
-		return b.bindJoin(t)
 	default:
-		return nil, nil, fmt.Errorf("unsupported FROM item %s", sqlparser.String(te))
+		n = &SetOp{Left: inputs[0], Right: inputs[1], Intersect: s.Op == ast.Intersect, All: s.All}
 	}
+	return n, out, nil
 }
 
-func (b *binder) bindTableName(tn sqlparser.TableName, alias string) (Node, *scope, error) {
-	name := tn.Name.String()
-	if !tn.Qualifier.IsEmpty() {
-		return nil, nil, fmt.Errorf("qualified table names are not supported: %s", sqlparser.String(tn))
+// distinct is SELECT DISTINCT over every column of n.
+func distinct(n Node) Node {
+	group := make([]int, n.Schema().NumFields())
+	for i := range group {
+		group[i] = i
 	}
-	qual := name
-	if alias != "" {
-		qual = alias
-	}
-	if strings.EqualFold(name, "dual") {
-		return &Values{Rows: []exec.Row{{}}, schema: arrow.NewSchema(nil, nil)}, &scope{}, nil
-	}
-	if strings.HasPrefix(name, sql.WindowTablePrefix) {
-		return b.bindWindowTable(name, alias) // window table functions: bind_window.go
-	}
-	if strings.HasPrefix(name, sql.PathTablePrefix) {
-		path := strings.TrimPrefix(name, sql.PathTablePrefix)
-		if alias == "" {
-			qual = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		}
-		tbl, connector, err := openPath(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		return b.scan(path, connector, tbl, qual)
-	}
-	e, ok := b.cat.Lookup(name)
-	if !ok {
-		return nil, nil, fmt.Errorf("table or view '%s' not found", name)
-	}
-	if e.IsView() {
-		for _, v := range b.views {
-			if strings.EqualFold(v, e.Name) {
-				return nil, nil, fmt.Errorf("view '%s' refers to itself", e.Name)
-			}
-		}
-		b.views = append(b.views, e.Name)
-		n, sc, err := b.bindStatement(e.View.AST)
-		b.views = b.views[:len(b.views)-1]
-		if err != nil {
-			return nil, nil, fmt.Errorf("in view '%s': %w", e.Name, err)
-		}
-		out := &scope{changelog: sc.changelog}
-		for _, c := range sc.cols {
-			out.cols = append(out.cols, column{qual: qual, name: c.name, typ: c.typ, use: c.use, rowtime: c.rowtime})
-		}
-		return n, out, nil
-	}
-	tbl, err := e.Resolve()
-	if err != nil {
-		return nil, nil, fmt.Errorf("table '%s': %w", e.Name, err)
-	}
-	n, sc, err := b.scan(e.Name, e.Connector, tbl, qual)
-	if err == nil && len(e.Computed) > 0 {
-		n, sc, err = b.computed(e, n, sc)
-	}
-	if err == nil && e.Watermark != nil {
-		n, err = b.watermark(e, n, sc) // event time: watermark.go
-	}
-	return n, sc, err
+	return &Aggregate{Input: n, GroupCols: group, schema: n.Schema()}
 }
 
-// computed appends a table's computed columns (col AS expr) to its scan.
-func (b *binder) computed(e *Entry, n Node, sc *scope) (Node, *scope, error) {
-	exprs := make([]expr.Expr, 0, len(sc.cols)+len(e.Computed))
-	names := make([]string, 0, cap(exprs))
-	out := &scope{}
-	for i, c := range sc.cols {
-		exprs = append(exprs, expr.Col(i, c.typ, c.name))
-		names = append(names, c.name)
-		out.cols = append(out.cols, c)
+// NewProject projects exprs over in under names.
+func NewProject(in Node, exprs []Expr, names []string) *Project {
+	fs := make([]arrow.Field, len(exprs))
+	for i, x := range exprs {
+		fs[i] = arrow.Field{Name: names[i], Type: x.Type(), Nullable: true}
 	}
-	for _, c := range e.Computed {
-		ast, err := sql.ParseExpr(c.Computed)
-		if err != nil {
-			return nil, nil, fmt.Errorf("table '%s', computed column '%s': %w", e.Name, c.Name, err)
-		}
-		x, err := b.bindExprIn(ast, sc, nil)
-		if err != nil {
-			return nil, nil, fmt.Errorf("table '%s', computed column '%s': %w", e.Name, c.Name, err)
-		}
-		exprs = append(exprs, x)
-		names = append(names, c.Name)
-		out.cols = append(out.cols, column{qual: sc.cols[0].qual, name: c.Name, typ: x.Type()})
-	}
-	return NewProject(n, exprs, names), out, nil
+	return &Project{Input: in, Exprs: exprs, schema: arrow.NewSchema(fs, nil)}
 }
 
-// openPath opens a quoted path in FROM ('data/*.parquet').
-func openPath(path string) (connectors.Table, string, error) {
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	switch format {
-	case "parquet", "json", "ndjson", "jsonl":
-	default:
-		if !strings.ContainsAny(path, "*?[") {
-			// A directory: let the connector decide from its files.
-			format = "parquet"
-		} else {
-			return nil, "", fmt.Errorf("cannot tell the format of '%s' from its name: use .parquet or .json, or CREATE TABLE ... WITH ('format' = ...)", path)
-		}
+// identity is the projection of every column of n, as is.
+func identity(n Node) []Expr {
+	fs := n.Schema().Fields()
+	out := make([]Expr, len(fs))
+	for i, f := range fs {
+		out[i] = NewColRef(i, f.Name, f.Type)
 	}
-	if format == "ndjson" || format == "jsonl" {
-		format = "json"
-	}
-	f, ok := connectors.Lookup("filesystem")
-	if !ok {
-		return nil, "", fmt.Errorf("no filesystem connector in this build")
-	}
-	t, err := f(map[string]string{"connector": "filesystem", "path": path, "format": format}, nil)
-	if err != nil {
-		return nil, "", err
-	}
-	return t, format, nil
+	return out
 }
 
-// scan makes a Scan of tbl. In the first pass it reads every column and
-// records references; in the second it reads only the referenced ones.
-func (b *binder) scan(name, connector string, tbl connectors.Table, qual string) (Node, *scope, error) {
-	id := b.scans
-	b.scans++
-	full := tbl.Schema()
-	var cols []int
-	if b.prune != nil {
-		used := b.prune[id]
-		for i, u := range used {
-			if u {
-				cols = append(cols, i)
-			}
-		}
-		if len(cols) == 0 {
-			cols = []int{0} // COUNT(*): the narrowest honest read is one column
-		}
-	} else {
-		for i := range full.Fields() {
-			cols = append(cols, i)
-		}
-		b.used[id] = make([]bool, len(full.Fields()))
+func fieldNames(s *arrow.Schema) []string {
+	out := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
+		out[i] = f.Name
 	}
-	fs := make([]arrow.Field, len(cols))
-	sc := &scope{}
-	for i, c := range cols {
-		f := full.Field(c)
-		fs[i] = f
-		col := column{qual: qual, name: f.Name, typ: f.Type}
-		if b.used != nil {
-			used, c := b.used[id], c
-			col.use = func() { used[c] = true }
-		}
-		sc.cols = append(sc.cols, col)
+	return out
+}
+
+// CoerceTo makes n's columns match schema by position, widening where an
+// implicit cast exists (INSERT INTO).
+func CoerceTo(n Node, schema *arrow.Schema, table string) (Node, error) {
+	in := n.Schema()
+	if in.NumFields() != schema.NumFields() {
+		return nil, fmt.Errorf("INSERT INTO '%s': the query has %d columns, the table %d", table, in.NumFields(), schema.NumFields())
 	}
-	return &Scan{TableName: name, Table: tbl, Connector: connector, Columns: cols,
-		schema: arrow.NewSchema(fs, nil)}, sc, nil
+	same := true
+	exprs := make([]Expr, in.NumFields())
+	for i, f := range in.Fields() {
+		want := schema.Field(i)
+		col := NewColRef(i, f.Name, f.Type)
+		if arrow.TypeEqual(f.Type, want.Type) {
+			exprs[i] = col
+			continue
+		}
+		same = false
+		c, err := coerce(col, want.Type)
+		if err != nil {
+			return nil, fmt.Errorf("INSERT INTO '%s': column %d ('%s') is %s, the table's '%s' is %s: %v",
+				table, i+1, f.Name, sql.TypeString(f.Type), want.Name, sql.TypeString(want.Type), err)
+		}
+		exprs[i] = c
+	}
+	if same && sameNames(in, schema) {
+		return n, nil
+	}
+	return NewProject(n, exprs, fieldNames(schema)), nil
+}
+
+func sameNames(a, b *arrow.Schema) bool {
+	for i := range a.Fields() {
+		if a.Field(i).Name != b.Field(i).Name {
+			return false
+		}
+	}
+	return true
 }

@@ -2,432 +2,469 @@ package plan
 
 import (
 	"fmt"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/xwb1989/sqlparser"
 
-	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
-	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
-func (b *binder) bindSelect(s *sqlparser.Select) (Node, *scope, error) {
-	s = commaJoin(s)
-	n, in, err := b.bindFrom(s.From)
+// selItem is one column of a SELECT list, bound over the FROM relation.
+type selItem struct {
+	x    Expr
+	name string
+	node ast.Node
+}
+
+// orderItem is an ORDER BY item: a select item (by position, name or
+// equal expression) or an expression bound over the FROM relation.
+type orderItem struct {
+	item       int // select item, or -1
+	x          Expr
+	desc       bool
+	nullsFirst bool
+	node       ast.Node
+}
+
+// bindSelect binds one SELECT block with the ORDER BY, LIMIT and OFFSET of
+// its query (q, nil when the block has none). The clauses apply in SQL's
+// order: FROM, WHERE, GROUP BY and aggregates, HAVING, window functions,
+// QUALIFY, the SELECT list, DISTINCT, ORDER BY, LIMIT.
+func (b *binder) bindSelect(s *ast.Select, q *ast.Query, outer *scope) (Node, *scope, error) {
+	n, in, err := b.bindFrom(s.From, outer)
 	if err != nil {
 		return nil, nil, err
 	}
 	if s.Where != nil {
-		whereBound(n, s.Where)
-		pred, err := b.bindPredicate(s.Where.Expr, in, "WHERE")
+		pred, err := b.bindPredicate(s.Where, in, "WHERE")
 		if err != nil {
 			return nil, nil, err
 		}
 		n = &Filter{Input: n, Pred: pred}
-		if sc, ok := n.(*Filter).Input.(*Scan); ok {
-			sc.Filters = pushableFilters(s.Where.Expr, in, sc)
-		}
 	}
+	named := map[string]*ast.WindowSpec{}
+	for _, w := range s.Windows {
+		key := strings.ToLower(w.Name.Name)
+		if _, dup := named[key]; dup {
+			return nil, nil, b.errAt(w, "window '%s' is already defined", w.Name.Name)
+		}
+		named[key] = w.Spec
+	}
+	aggs, wins := &aggCollector{}, &winCollector{}
+	ctx := &exprCtx{clause: "SELECT", aggs: aggs, wins: wins, windows: named}
 
-	// Aggregation: GROUP BY, aggregate calls anywhere, or HAVING.
-	var aggs []*sqlparser.FuncExpr
-	collect := func(node sqlparser.SQLNode) {
-		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-			if f, ok := n.(*sqlparser.FuncExpr); ok && isAggregate(f.Name.String()) {
-				aggs = append(aggs, f)
-				return false, nil
+	// The SELECT list, bound over the FROM relation.
+	var items []selItem
+	for _, it := range s.Items {
+		switch e := it.(type) {
+		case *ast.Star:
+			q := ""
+			if e.Table != nil {
+				q = e.Table.Parts[len(e.Table.Parts)-1].Name
+				if !in.hasQualifier(q) {
+					return nil, nil, b.errAt(e, "missing FROM-clause entry for table '%s' in %s", q, e)
+				}
 			}
-			if _, ok := n.(*sqlparser.Subquery); ok {
-				return false, nil
+			before := len(items)
+			for i, c := range in.cols {
+				if c.hidden || (q != "" && !strings.EqualFold(c.qual, q)) || (in.changelog && i == 0) {
+					continue
+				}
+				items = append(items, selItem{x: &ColRef{Index: i, Name: c.name, T: c.typ, Pos: e.Pos()}, name: c.name, node: e})
 			}
-			return true, nil
-		}, node)
-	}
-	collect(s.SelectExprs)
-	if s.Having != nil {
-		collect(s.Having.Expr)
-	}
-	collect(s.OrderBy)
-
-	var ac *aggContext
-	projScope := in
-	updating := false
-	if len(s.GroupBy) > 0 || len(aggs) > 0 || s.Having != nil {
-		if in.changelog {
-			return nil, nil, errChangelogInput("GROUP BY or an aggregate")
-		}
-		n, ac, err = b.bindGroupBy(n, in, s, aggs) // windowed or not: bind_window.go
-		if err != nil {
-			return nil, nil, err
-		}
-		if agg, ok := n.(*Aggregate); ok && !b.finite(agg.Input) {
-			// GROUP BY over an unbounded input: a changelog, emitted as
-			// the groups change; the row kind travels in a last column.
-			agg.Updating, updating = true, true
-			agg.schema = arrow.NewSchema(append(append([]arrow.Field{}, agg.schema.Fields()...),
-				arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil)
-		}
-		projScope = ac.out
-		if s.Having != nil {
-			pred, err := b.bindExprIn(s.Having.Expr, in, ac)
+			if len(items) == before && len(s.From) > 0 {
+				return nil, nil, b.errAt(e, "%s selects no columns", e)
+			}
+		case *ast.SelectExpr:
+			x, err := b.bindExpr(e.Expr, in, ctx)
 			if err != nil {
 				return nil, nil, err
 			}
-			if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) {
-				return nil, nil, fmt.Errorf("HAVING must be a boolean expression, not %s", pred.Type())
+			name := ""
+			switch {
+			case e.Alias != nil:
+				name = e.Alias.Name
+			default:
+				if c, ok := e.Expr.(*ast.ColumnRef); ok {
+					name = c.Parts[len(c.Parts)-1].Name
+				} else {
+					name = b.source(e.Expr)
+				}
 			}
-			n = &Filter{Input: n, Pred: pred}
+			items = append(items, selItem{x: x, name: name, node: e})
 		}
+	}
+
+	keys, sets, legacy, err := b.bindGroupBy(s.GroupBy, in, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	var having, qualify Expr
+	if s.Having != nil {
+		h, err := b.bindExpr(s.Having, in, &exprCtx{clause: "HAVING", aggs: aggs, windows: named})
+		if err != nil {
+			return nil, nil, err
+		}
+		if having, err = b.asPredicate(h, s.Having, "HAVING"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.Qualify != nil {
+		qx, err := b.bindExpr(s.Qualify, in, &exprCtx{clause: "QUALIFY", aggs: aggs, wins: wins, windows: named})
+		if err != nil {
+			return nil, nil, err
+		}
+		if qualify, err = b.asPredicate(qx, s.Qualify, "QUALIFY"); err != nil {
+			return nil, nil, err
+		}
+	}
+	var orders []orderItem
+	if q != nil {
+		if orders, err = b.bindOrderBy(q.OrderBy, in, items, ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	// Aggregation: rewrite everything above it over its output.
+	updating := false
+	aggregating := len(s.GroupBy) > 0 || len(aggs.calls) > 0 || having != nil || len(aggs.grouping) > 0 || len(aggs.aux) > 0
+	if aggregating {
+		if in.changelog {
+			return nil, nil, b.errAt(s, "%s over an updating result (a GROUP BY over an unbounded input) is not supported yet", "GROUP BY or an aggregate")
+		}
+		ag, err := b.planAggregate(n, in, keys, sets, legacy, aggs)
+		if err != nil {
+			return nil, nil, err
+		}
+		n, updating = ag.node, ag.updating
+		rw := func(x Expr) (Expr, error) { return ag.rewrite(b, x) }
+		for i := range items {
+			if items[i].x, err = rw(items[i].x); err != nil {
+				return nil, nil, err
+			}
+		}
+		for i := range orders {
+			if orders[i].x != nil {
+				if orders[i].x, err = rw(orders[i].x); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if qualify != nil {
+			if qualify, err = rw(qualify); err != nil {
+				return nil, nil, err
+			}
+		}
+		for _, w := range wins.calls {
+			for k, a := range w.Args {
+				if w.Args[k], err = rw(a); err != nil {
+					return nil, nil, err
+				}
+			}
+			for k, p := range w.Partition {
+				if w.Partition[k], err = rw(p); err != nil {
+					return nil, nil, err
+				}
+			}
+			for k, o := range w.Order {
+				if w.Order[k].X, err = rw(o.X); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if having != nil {
+			h, err := rw(having)
+			if err != nil {
+				return nil, nil, err
+			}
+			n = &Filter{Input: n, Pred: h}
+		}
+	}
+
+	// Window functions, then QUALIFY.
+	if len(wins.calls) > 0 {
+		if updating || in.changelog {
+			return nil, nil, b.errAt(wins.calls[0].node, "window functions over an updating result are not supported")
+		}
+		wn, repl, err := b.planWindows(n, wins.calls)
+		if err != nil {
+			return nil, nil, err
+		}
+		n = wn
+		rw := func(x Expr) (Expr, error) { return replaceWindows(x, repl) }
+		for i := range items {
+			if items[i].x, err = rw(items[i].x); err != nil {
+				return nil, nil, err
+			}
+		}
+		for i := range orders {
+			if orders[i].x != nil {
+				if orders[i].x, err = rw(orders[i].x); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if qualify != nil {
+			if qualify, err = rw(qualify); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if qualify != nil {
+		if len(wins.calls) == 0 {
+			return nil, nil, b.errAt(s.Qualify, "QUALIFY needs a window function in the query")
+		}
+		n = &Filter{Input: n, Pred: qualify}
 	}
 
 	// The SELECT list. An updating result (GROUP BY over an unbounded
-	// input, or a changelog read from a subquery) shows its row kind first,
-	// as Flink's SQL client does.
-	var exprs []expr.Expr
+	// input, or a changelog read from a subquery) shows its row kind
+	// first, as Flink's SQL client does.
+	var exprs []Expr
 	var names []string
-	rowtime := map[int]bool{} // output columns that stay event-time attributes
 	switch {
 	case updating:
-		agg := n
-		for {
-			if f, ok := agg.(*Filter); ok { // HAVING
-				agg = f.Input
-				continue
-			}
-			break
-		}
-		op := agg.Schema().NumFields() - 1
-		exprs, names = append(exprs, expr.Col(op, arrow.BinaryTypes.String, "op")), append(names, "op")
-	case in.changelog && ac == nil:
-		// A SELECT over an updating result keeps its row kind, the first
-		// column of that result.
-		exprs, names = append(exprs, expr.Col(0, arrow.BinaryTypes.String, "op")), append(names, "op")
+		op := aggOpColumn(n)
+		exprs, names = append(exprs, NewColRef(op, "op", arrow.BinaryTypes.String)), append(names, "op")
+	case in.changelog && !aggregating:
+		exprs, names = append(exprs, NewColRef(0, "op", arrow.BinaryTypes.String)), append(names, "op")
 	}
-	for _, se := range s.SelectExprs {
-		switch e := se.(type) {
-		case *sqlparser.StarExpr:
-			if ac != nil {
-				return nil, nil, fmt.Errorf("SELECT * is not allowed with GROUP BY or aggregates")
-			}
-			q := e.TableName.Name.String()
-			if q != "" && !in.hasQualifier(q) {
-				return nil, nil, fmt.Errorf("unknown table '%s' in %s.*", q, q)
-			}
-			for i, c := range in.cols {
-				if q != "" && !strings.EqualFold(c.qual, q) {
-					continue
-				}
-				if in.changelog && i == 0 {
-					continue // the row kind is already the first column
-				}
-				if c.use != nil {
-					c.use()
-				}
-				rowtime[len(exprs)] = c.rowtime && ac == nil
-				exprs = append(exprs, expr.Col(i, c.typ, c.name))
-				names = append(names, c.name)
-			}
-		case *sqlparser.AliasedExpr:
-			x, err := b.bindExprIn(e.Expr, in, ac)
-			if err != nil {
-				return nil, nil, err
-			}
-			rowtime[len(exprs)] = isRowtime(e.Expr, in, ac)
-			exprs = append(exprs, x)
-			names = append(names, outputName(e))
-		default:
-			return nil, nil, fmt.Errorf("unsupported select item %s", sqlparser.String(se))
-		}
+	first := len(exprs)
+	for _, it := range items {
+		exprs, names = append(exprs, it.x), append(names, it.name)
 	}
 	visible := len(exprs)
-	out := &scope{changelog: updating || in.changelog}
+	out := &scope{changelog: updating || in.changelog, outer: outer}
 	for i, x := range exprs {
-		out.cols = append(out.cols, column{name: names[i], typ: x.Type(), rowtime: rowtime[i] && !out.changelog})
+		out.cols = append(out.cols, column{name: names[i], typ: x.Type()})
 	}
 
-	// ORDER BY: output columns by name or position, or other expressions
-	// carried as hidden columns and dropped after the sort.
-	var keys []sortKeySpec
-	for _, o := range s.OrderBy {
-		idx, err := outputIndex(o.Expr, out, exprs[:visible])
-		if err != nil {
-			return nil, nil, err
-		}
-		if idx < 0 {
-			sc := in
-			if in.changelog && ac == nil {
-				// The input's row kind is no value to rank by: a -U would
-				// then never match the row it retracts.
-				sc = &scope{cols: slices.Clone(in.cols), changelog: true}
-				sc.cols[0].name = ""
-			}
-			x, err := b.bindExprIn(o.Expr, sc, ac)
-			if err != nil {
-				return nil, nil, err
-			}
-			// The same value as a select item (ORDER BY COUNT(*), or b.price
-			// for the item price): rank by that item, so EXPLAIN and a
-			// top-n's display order name it, instead of a hidden copy.
-			for i := range visible {
-				if exprs[i].String() == x.String() && arrow.TypeEqual(exprs[i].Type(), x.Type()) && !(out.changelog && i == 0) {
+	// ORDER BY: select items by position, name or equal expression, or
+	// other expressions carried as hidden columns and dropped after the
+	// sort.
+	var keys2 []ops.SortKey
+	for _, o := range orders {
+		idx := -1
+		if o.item >= 0 {
+			idx = first + o.item
+		} else {
+			for i := first; i < visible; i++ {
+				if Equal(exprs[i], o.x) {
 					idx = i
 					break
 				}
 			}
-			if idx < 0 {
-				idx = len(exprs)
-				exprs = append(exprs, x)
-				names = append(names, fmt.Sprintf("__order%d", idx))
-			}
 		}
-		keys = append(keys, sortKeySpec{col: idx, desc: o.Direction == sqlparser.DescScr})
+		if idx < 0 {
+			if out.changelog && !aggregating {
+				if c, ok := o.x.(*ColRef); ok && c.Index == 0 {
+					return nil, nil, b.errAt(o.node, "ORDER BY the row kind of an updating result is not supported")
+				}
+			}
+			idx = len(exprs)
+			exprs = append(exprs, o.x)
+			names = append(names, fmt.Sprintf("__order%d", idx))
+		}
+		keys2 = append(keys2, ops.SortKey{Col: idx, Desc: o.desc, NullsFirst: o.nullsFirst})
 	}
-	_ = projScope
 	n = NewProject(n, exprs, names)
-	if s.Distinct != "" {
+	if s.Distinct {
 		if out.changelog {
-			return nil, nil, errChangelogInput("SELECT DISTINCT")
+			return nil, nil, b.errAt(s, "SELECT DISTINCT over an updating result (a GROUP BY over an unbounded input) is not supported yet")
 		}
 		if len(exprs) > visible {
-			return nil, nil, fmt.Errorf("for SELECT DISTINCT, ORDER BY expressions must appear in the select list")
+			return nil, nil, b.errAt(s, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 		}
-		group := make([]int, len(exprs))
-		for i := range group {
-			group[i] = i
+		if !b.finite(n) {
+			return nil, nil, b.errAt(s, "SELECT DISTINCT over an unbounded input is not supported yet")
 		}
-		n = &Aggregate{Input: n, GroupCols: group, schema: n.Schema()}
+		n = distinct(n)
 	}
-	if len(keys) > 0 && (out.changelog || !Finite(n)) {
-		// Sorting never ends over an unbounded input; with a LIMIT it is a
-		// continuously updated top-n, itself a changelog (bind_topn.go).
-		return bindUpdatingTopN(n, keys, s.Limit, out)
+	var limit, offset ast.Expr
+	if q != nil {
+		limit, offset = q.Limit, q.Offset
 	}
-	n, err = applySortLimit(n, keys, s.Limit)
+	count, off, err := b.limitOffset(limit, offset)
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(keys2) > 0 && (out.changelog || !Finite(n)) {
+		// Sorting never ends over an unbounded input; with a LIMIT it is a
+		// continuously updated top-n, itself a changelog (bind_topn.go).
+		if count < 0 {
+			return nil, nil, b.errAt(q.OrderBy[0], "ORDER BY over an unbounded input needs a LIMIT: the sort would never end (ORDER BY ... LIMIT n is a continuously updated top-n)")
+		}
+		return bindUpdatingTopN(n, keys2, count, off, out, visible)
+	}
+	n = applySortLimit(n, keys2, count, off)
 	if len(exprs) > visible {
-		keep := make([]expr.Expr, visible)
+		keep := make([]Expr, visible)
 		for i := range keep {
-			keep[i] = expr.Col(i, exprs[i].Type(), names[i])
+			keep[i] = NewColRef(i, names[i], exprs[i].Type())
 		}
 		n = NewProject(n, keep, names[:visible])
 	}
 	return n, out, nil
 }
 
-type sortKeySpec struct {
-	col  int
-	desc bool
+// aggOpColumn is the row-kind column of an updating aggregate under n
+// (HAVING filters may sit above it): its last column.
+func aggOpColumn(n Node) int {
+	for {
+		if f, ok := n.(*Filter); ok {
+			n = f.Input
+			continue
+		}
+		return n.Schema().NumFields() - 1
+	}
+}
+
+// replaceWindows puts each window call's result column in its place.
+func replaceWindows(x Expr, repl map[*winCall]Expr) (Expr, error) {
+	return TransformDown(x, func(e Expr) (Expr, bool, error) {
+		if w, ok := e.(*winCall); ok {
+			return repl[w], true, nil
+		}
+		return e, false, nil
+	})
+}
+
+// bindOrderBy binds ORDER BY items: a position (ORDER BY 2), an output
+// name or alias (before input columns, as in PostgreSQL), or an expression
+// over the FROM relation (aggregates and window functions allowed).
+func (b *binder) bindOrderBy(order []*ast.OrderItem, in *scope, items []selItem, ctx *exprCtx) ([]orderItem, error) {
+	var out []orderItem
+	for _, o := range order {
+		oi := orderItem{item: -1, desc: o.Desc, nullsFirst: nullsFirst(o.Desc, o.Nulls), node: o}
+		switch x := o.Expr.(type) {
+		case *ast.NumberLit:
+			pos, ok := ordinal(x)
+			if !ok || pos < 1 || pos > len(items) {
+				return nil, b.errAt(x, "ORDER BY position %s is not in select list (1..%d)", x.Text, len(items))
+			}
+			oi.item = pos - 1
+		case *ast.ColumnRef:
+			if len(x.Parts) == 1 {
+				for i, it := range items {
+					if strings.EqualFold(it.name, x.Parts[0].Name) {
+						if oi.item >= 0 && !Equal(items[oi.item].x, it.x) {
+							return nil, b.errAt(x, "ORDER BY \"%s\" is ambiguous", x.Parts[0].Name)
+						}
+						if oi.item < 0 {
+							oi.item = i
+						}
+					}
+				}
+			}
+		}
+		if oi.item < 0 {
+			v, err := b.bindExpr(o.Expr, in, &exprCtx{clause: "ORDER BY", aggs: ctx.aggs, wins: ctx.wins, windows: ctx.windows})
+			if err != nil {
+				return nil, err
+			}
+			oi.x = v
+		}
+		out = append(out, oi)
+	}
+	return out, nil
+}
+
+func ordinal(x *ast.NumberLit) (int, bool) {
+	n := 0
+	for _, c := range x.Text {
+		if c < '0' || c > '9' || n > 1<<20 {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, x.Text != ""
+}
+
+// orderLimitOutput applies ORDER BY (over the output columns) and LIMIT
+// to a set operation, VALUES or a parenthesised query.
+func (b *binder) orderLimitOutput(n Node, out *scope, q *ast.Query) (Node, *scope, error) {
+	var keys []ops.SortKey
+	for _, o := range q.OrderBy {
+		idx := -1
+		switch x := o.Expr.(type) {
+		case *ast.NumberLit:
+			pos, ok := ordinal(x)
+			if !ok || pos < 1 || pos > len(out.cols) {
+				return nil, nil, b.errAt(x, "ORDER BY position %s is not in select list (1..%d)", x.Text, len(out.cols))
+			}
+			idx = pos - 1
+		default:
+			v, err := b.bindExpr(o.Expr, out, &exprCtx{clause: "ORDER BY"})
+			if err != nil {
+				return nil, nil, err
+			}
+			c, ok := v.(*ColRef)
+			if !ok {
+				return nil, nil, b.errAt(o.Expr, "ORDER BY of a UNION, INTERSECT, EXCEPT or VALUES must name an output column or position")
+			}
+			idx = c.Index
+		}
+		keys = append(keys, ops.SortKey{Col: idx, Desc: o.Desc, NullsFirst: nullsFirst(o.Desc, o.Nulls)})
+	}
+	count, off, err := b.limitOffset(q.Limit, q.Offset)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(keys) > 0 && (out.changelog || !Finite(n)) {
+		if count < 0 {
+			return nil, nil, b.errAt(q.OrderBy[0], "ORDER BY over an unbounded input needs a LIMIT")
+		}
+		return bindUpdatingTopN(n, keys, count, off, out, len(out.cols))
+	}
+	return applySortLimit(n, keys, count, off), out, nil
+}
+
+// limitOffset reads LIMIT and OFFSET: count < 0 when there is no LIMIT.
+func (b *binder) limitOffset(limit, offset ast.Expr) (count, off int64, err error) {
+	read := func(e ast.Expr, what string) (int64, error) {
+		v, err := b.bindExpr(e, &scope{}, &exprCtx{clause: what})
+		if err != nil {
+			return 0, err
+		}
+		c, ok := fold(v).(*Const)
+		if !ok {
+			return 0, b.errAt(e, "%s must be a constant, not %s", what, b.source(e))
+		}
+		if c.IsNull() && what == "LIMIT" {
+			return -1, nil // LIMIT NULL: no limit, as in PostgreSQL
+		}
+		n, ok := asInt64(c.Value())
+		if !ok || n < 0 {
+			return 0, b.errAt(e, "%s must be a non-negative integer, not %s", what, b.source(e))
+		}
+		return n, nil
+	}
+	count = -1
+	if limit != nil {
+		if count, err = read(limit, "LIMIT"); err != nil {
+			return 0, 0, err
+		}
+	}
+	if offset != nil {
+		if off, err = read(offset, "OFFSET"); err != nil {
+			return 0, 0, err
+		}
+	}
+	return count, off, nil
 }
 
 // applySortLimit adds ORDER BY (a top-n when there is a LIMIT) and LIMIT.
-func applySortLimit(n Node, keys []sortKeySpec, lim *sqlparser.Limit) (Node, error) {
-	count, offset, err := limitOffset(lim)
-	if err != nil {
-		return nil, err
-	}
+func applySortLimit(n Node, keys []ops.SortKey, count, offset int64) Node {
 	if len(keys) > 0 {
 		top := int64(-1)
 		if count >= 0 {
 			top = count + offset
 		}
-		n = &Sort{Input: n, Keys: opsSortKeys(keys), Limit: top}
+		n = &Sort{Input: n, Keys: keys, Limit: top}
 	}
 	if count >= 0 || offset > 0 {
 		n = &Limit{Input: n, N: count, Offset: offset}
 	}
-	return n, nil
-}
-
-// limitOffset reads LIMIT and OFFSET: count < 0 when there is no LIMIT.
-func limitOffset(lim *sqlparser.Limit) (count, offset int64, err error) {
-	count = -1
-	if lim == nil {
-		return count, 0, nil
-	}
-	if lim.Rowcount != nil {
-		if count, err = constInt(lim.Rowcount, "LIMIT"); err != nil {
-			return 0, 0, err
-		}
-	}
-	if lim.Offset != nil {
-		if offset, err = constInt(lim.Offset, "OFFSET"); err != nil {
-			return 0, 0, err
-		}
-	}
-	return count, offset, nil
-}
-
-func opsSortKeys(keys []sortKeySpec) []ops.SortKey {
-	sk := make([]ops.SortKey, len(keys))
-	for i, k := range keys {
-		// SQL default: NULLs sort as the largest value (last ascending,
-		// first descending), as in Flink and PostgreSQL.
-		sk[i] = ops.SortKey{Col: k.col, Desc: k.desc, NullsFirst: k.desc}
-	}
-	return sk
-}
-
-func constInt(e sqlparser.Expr, what string) (int64, error) {
-	v, ok := e.(*sqlparser.SQLVal)
-	if !ok || v.Type != sqlparser.IntVal {
-		return 0, fmt.Errorf("%s must be a non-negative integer constant, not %s", what, sqlparser.String(e))
-	}
-	n, err := strconv.ParseInt(string(v.Val), 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s must be a non-negative integer constant, not %s", what, string(v.Val))
-	}
-	return n, nil
-}
-
-// outputIndex resolves an ORDER BY item against the select list: a position
-// (ORDER BY 2), an output name or alias, or an expression identical to a
-// select item. It returns -1 when the item is none of these.
-func outputIndex(e sqlparser.Expr, out *scope, items []expr.Expr) (int, error) {
-	// An updating result's first column is its row kind, which is no
-	// SELECT item: positions and names start after it.
-	first := 0
-	if out.changelog {
-		first = 1
-	}
-	switch x := e.(type) {
-	case *sqlparser.SQLVal:
-		if x.Type == sqlparser.IntVal {
-			pos, err := strconv.Atoi(string(x.Val))
-			if err != nil || pos < 1 || pos > len(out.cols)-first {
-				return -1, fmt.Errorf("ORDER BY position %s is not in the select list (1..%d)", string(x.Val), len(out.cols)-first)
-			}
-			return pos - 1 + first, nil
-		}
-	case *sqlparser.ColName:
-		if x.Qualifier.IsEmpty() {
-			for i := first; i < len(out.cols); i++ {
-				if strings.EqualFold(out.cols[i].name, x.Name.String()) {
-					return i, nil
-				}
-			}
-		}
-	}
-	return -1, nil
-}
-
-func outputName(e *sqlparser.AliasedExpr) string {
-	if !e.As.IsEmpty() {
-		return e.As.String()
-	}
-	if c, ok := e.Expr.(*sqlparser.ColName); ok {
-		return c.Name.String()
-	}
-	return userText(sqlparser.String(e.Expr))
-}
-
-var intervalCall = regexp.MustCompile(`__clink_interval\('([^']*)', '([A-Z]+)'\)`)
-
-// userText puts back what the dialect layer rewrote, so an output column
-// is named as the user wrote it: TUMBLE_START(ts, INTERVAL '10' SECOND) and
-// CAST(SUM(price) AS DOUBLE), not the internal calls.
-func userText(s string) string {
-	s = intervalCall.ReplaceAllString(s, "INTERVAL '$1' $2")
-	const cast = sql.CastFunc + "("
-	for {
-		i := strings.Index(s, cast)
-		if i < 0 {
-			return s
-		}
-		// Find the call's closing parenthesis and its last argument, the
-		// quoted type, skipping nested calls and quoted strings.
-		depth, quoted, lastComma, end := 0, false, -1, -1
-		for j := i + len(cast); j < len(s) && end < 0; j++ {
-			switch c := s[j]; {
-			case c == '\'':
-				quoted = !quoted
-			case quoted:
-			case c == '(':
-				depth++
-			case c == ')' && depth == 0:
-				end = j
-			case c == ')':
-				depth--
-			case c == ',' && depth == 0:
-				lastComma = j
-			}
-		}
-		if end < 0 || lastComma < 0 {
-			return s
-		}
-		arg := s[i+len(cast) : lastComma]
-		typ := strings.Trim(strings.TrimSpace(s[lastComma+1:end]), "'")
-		s = s[:i] + "CAST(" + arg + " AS " + typ + ")" + s[end+1:]
-	}
-}
-
-// NewProject projects exprs over in under names.
-func NewProject(in Node, exprs []expr.Expr, names []string) *Project {
-	fs := make([]arrow.Field, len(exprs))
-	for i, x := range exprs {
-		fs[i] = arrow.Field{Name: names[i], Type: x.Type(), Nullable: true}
-	}
-	return &Project{Input: in, Exprs: exprs, schema: arrow.NewSchema(fs, nil)}
-}
-
-func (b *binder) bindPredicate(e sqlparser.Expr, sc *scope, clause string) (expr.Expr, error) {
-	pred, err := b.bindExprIn(e, sc, nil)
-	if err != nil {
-		return nil, err
-	}
-	if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) && pred.Type().ID() != arrow.NULL {
-		return nil, fmt.Errorf("%s must be a boolean expression, not %s", clause, pred.Type())
-	}
-	if pred.Type().ID() == arrow.NULL {
-		// An untyped NULL (WHERE NULL): a BOOLEAN NULL, which the columnar
-		// filter reads as a mask like any other predicate.
-		return expr.Lit(nil, arrow.FixedWidthTypes.Boolean), nil
-	}
-	return pred, nil
-}
-
-func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
-	switch x := e.(type) {
-	case *sqlparser.AndExpr:
-		return append(conjuncts(x.Left), conjuncts(x.Right)...)
-	case *sqlparser.ParenExpr:
-		if _, ok := x.Expr.(*sqlparser.AndExpr); ok {
-			return conjuncts(x.Expr)
-		}
-	}
-	return []sqlparser.Expr{e}
-}
-
-// isRowtime reports whether a select item keeps event time: a bare
-// reference to an event-time column (outside an aggregate, or a window
-// aggregate's window_end), or a group window's end (TUMBLE_END, HOP_END,
-// SESSION_END), which fires when the watermark reaches it.
-func isRowtime(e sqlparser.Expr, in *scope, ac *aggContext) bool {
-	switch x := e.(type) {
-	case *sqlparser.ColName:
-		i, err := in.resolve(x.Qualifier.Name.String(), x.Name.String())
-		if err != nil || !in.cols[i].rowtime {
-			return false
-		}
-		return ac == nil || (ac.window && strings.EqualFold(x.Name.String(), "window_end"))
-	case *sqlparser.FuncExpr:
-		switch strings.ToUpper(x.Name.String()) {
-		case "TUMBLE_END", "HOP_END", "SESSION_END":
-			return ac != nil && ac.window
-		}
-	case *sqlparser.ParenExpr:
-		return isRowtime(x.Expr, in, ac)
-	}
-	return false
-}
-
-// errChangelogInput rejects an operator over an updating result: it would
-// read the retractions (-U, -D) as data.
-func errChangelogInput(what string) error {
-	return fmt.Errorf("%s over an updating result (a GROUP BY over an unbounded input) is not supported yet", what)
+	return n
 }

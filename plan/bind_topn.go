@@ -1,32 +1,21 @@
 package plan
 
 import (
-	"fmt"
-
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/xwb1989/sqlparser"
 
-	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
 )
 
 // bindUpdatingTopN binds ORDER BY keys LIMIT over n, an unbounded input
-// whose first len(out.cols) columns are the SELECT list (hidden ORDER BY
-// columns follow); when out is an updating result, the first of them is
-// its row kind. The result is a changelog, as Flink's continuous top-n:
-// the row kind first, then the SELECT list, out's columns.
-func bindUpdatingTopN(n Node, keys []sortKeySpec, lim *sqlparser.Limit, out *scope) (Node, *scope, error) {
-	count, offset, err := limitOffset(lim)
-	if err != nil {
-		return nil, nil, err
-	}
-	if count < 0 {
-		return nil, nil, fmt.Errorf("ORDER BY over an unbounded input needs a LIMIT: the sort would never end (ORDER BY ... LIMIT n is a continuously updated top-n)")
-	}
+// whose first visible columns are the SELECT list (hidden ORDER BY columns
+// follow); when out is an updating result, the first of them is its row
+// kind. The result is a changelog, as Flink's continuous top-n: the row
+// kind first, then the SELECT list, out's columns.
+func bindUpdatingTopN(n Node, keys []ops.SortKey, count, offset int64, out *scope, visible int) (Node, *scope, error) {
 	in := n.Schema()
 	fields := append([]arrow.Field{}, in.Fields()...)
 	cols := out.cols
-	sortKeys := opsSortKeys(keys)
+	sortKeys := append([]ops.SortKey(nil), keys...)
 	if out.changelog {
 		// Over an updating result (a streaming GROUP BY): its row kind is
 		// the first column; the top-n keeps the rest and its own kind.
@@ -37,14 +26,15 @@ func bindUpdatingTopN(n Node, keys []sortKeySpec, lim *sqlparser.Limit, out *sco
 	}
 	top := &UpdatingTopN{Input: n, Keys: sortKeys, N: count, Offset: offset, Changelog: out.changelog,
 		schema: arrow.NewSchema(append(fields, arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil)}
-	exprs := []expr.Expr{expr.Col(len(fields), arrow.BinaryTypes.String, "op")}
+	exprs := []Expr{NewColRef(len(fields), "op", arrow.BinaryTypes.String)}
 	names := []string{"op"}
-	res := &scope{changelog: true, cols: []column{{name: "op", typ: arrow.BinaryTypes.String}}}
+	res := &scope{changelog: true, outer: out.outer, cols: []column{{name: "op", typ: arrow.BinaryTypes.String}}}
 	for i, c := range cols {
-		exprs = append(exprs, expr.Col(i, fields[i].Type, c.name))
+		exprs = append(exprs, NewColRef(i, c.name, fields[i].Type))
 		names = append(names, c.name)
 		res.cols = append(res.cols, column{name: c.name, typ: c.typ})
 	}
+	_ = visible
 	return NewProject(top, exprs, names), res, nil
 }
 
@@ -66,7 +56,7 @@ func resultOrder(root Node) []ops.SortKey {
 	for _, k := range top.Keys {
 		at := -1
 		for j, e := range p.Exprs {
-			if c, ok := e.(*expr.ColRef); ok && c.Index == k.Col {
+			if c, ok := e.(*ColRef); ok && c.Index == k.Col {
 				at = j
 				break
 			}

@@ -6,11 +6,10 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/xwb1989/sqlparser"
 
-	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 // windowTS is the type of window_start, window_end and window_time.
@@ -28,9 +27,6 @@ type WindowTable struct {
 	TimeCol int
 	Call    string // the call in SQL terms, for EXPLAIN
 	schema  *arrow.Schema
-	// used is set when a window column is referenced below an aggregate
-	// (WHERE, group keys or aggregate arguments), which fusion cannot honour.
-	used bool
 }
 
 func (n *WindowTable) Schema() *arrow.Schema { return n.schema }
@@ -54,17 +50,11 @@ func (n *WindowAggregate) Schema() *arrow.Schema { return n.schema }
 func (n *WindowAggregate) Children() []Node      { return []Node{n.Input} }
 
 // specFrom turns a window function's kind and interval arguments into a spec.
-func specFrom(kind string, ivs []sql.Interval) (ops.WindowSpec, error) {
-	ds := make([]time.Duration, len(ivs))
-	for i, iv := range ivs {
-		d, err := iv.Duration()
-		if err != nil {
-			return ops.WindowSpec{}, fmt.Errorf("%s: %w", kind, err)
-		}
+func specFrom(kind string, ds []time.Duration) (ops.WindowSpec, error) {
+	for _, d := range ds {
 		if d%time.Millisecond != 0 {
-			return ops.WindowSpec{}, fmt.Errorf("%s: %s is not a whole number of milliseconds (windows are TIMESTAMP(3))", kind, iv)
+			return ops.WindowSpec{}, fmt.Errorf("%s is not a whole number of milliseconds (windows are TIMESTAMP(3))", d)
 		}
-		ds[i] = d
 	}
 	var s ops.WindowSpec
 	switch kind {
@@ -95,295 +85,103 @@ func specFrom(kind string, ivs []sql.Interval) (ops.WindowSpec, error) {
 	return s, s.Validate()
 }
 
-// bindWindowTable binds FROM TABLE(KIND(TABLE t, DESCRIPTOR(c), ...)).
-func (b *binder) bindWindowTable(name, alias string) (Node, *scope, error) {
-	tvf, err := sql.ParseWindowTable(name)
+// intervalArgs reads INTERVAL literal arguments as fixed durations.
+func (b *binder) intervalArgs(args []ast.Expr, what string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, a := range args {
+		lit, ok := a.(*ast.IntervalLit)
+		if !ok {
+			return nil, b.errAt(a, "%s: %s is not an INTERVAL literal", what, a)
+		}
+		iv, err := sql.IntervalOf(lit)
+		if err != nil {
+			return nil, b.errAt(a, "%s: %v", what, err)
+		}
+		d, err := iv.Duration()
+		if err != nil {
+			return nil, b.errAt(a, "%s: %v", what, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// bindWindowTable binds FROM TABLE(KIND(TABLE t, DESCRIPTOR(c), ...)),
+// positional or with named arguments (DATA =>, TIMECOL =>, SIZE =>, ...).
+func (b *binder) bindWindowTable(t *ast.TableFunc, outer *scope) (Node, *scope, error) {
+	kind := strings.ToUpper(t.Name.Name)
+	call := b.source(t)
+	var table *ast.TableArg
+	var desc *ast.Descriptor
+	var ivs []ast.Expr
+	named := map[string]ast.Expr{}
+	for _, a := range t.Args {
+		if na, ok := a.(*ast.NamedArg); ok {
+			named[strings.ToUpper(na.Name.Name)] = na.Value
+			continue
+		}
+		switch x := a.(type) {
+		case *ast.TableArg:
+			table = x
+		case *ast.Descriptor:
+			desc = x
+		default:
+			ivs = append(ivs, x)
+		}
+	}
+	if len(named) > 0 {
+		if v, ok := named["DATA"].(*ast.TableArg); ok {
+			table = v
+		}
+		if v, ok := named["TIMECOL"].(*ast.Descriptor); ok {
+			desc = v
+		}
+		order := map[string][]string{"TUMBLE": {"SIZE", "OFFSET"}, "HOP": {"SLIDE", "SIZE", "OFFSET"},
+			"CUMULATE": {"STEP", "SIZE", "OFFSET"}, "SESSION": {"GAP"}}[kind]
+		for _, k := range order {
+			if v, ok := named[k]; ok {
+				ivs = append(ivs, v)
+			}
+		}
+	}
+	if table == nil || desc == nil || len(desc.Columns) != 1 {
+		return nil, nil, b.errAt(t, "%s: expected %s(TABLE t, DESCRIPTOR(time_column), INTERVAL ...)", call, kind)
+	}
+	if len(table.PartitionBy) > 0 {
+		return nil, nil, b.errAt(table, "%s: PARTITION BY in a window table function is not supported yet: GROUP BY the keys instead", call)
+	}
+	ds, err := b.intervalArgs(ivs, call)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(tvf.PartitionBy) > 0 {
-		return nil, nil, fmt.Errorf("%s: PARTITION BY in a window table function is not supported yet: GROUP BY the keys instead", tvf)
-	}
-	spec, err := specFrom(tvf.Kind, tvf.Intervals)
+	spec, err := specFrom(kind, ds)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", tvf, err)
+		return nil, nil, b.errAt(t, "%s: %v", call, err)
 	}
-	qual := alias
+	qual := aliasName(t.Alias)
 	if qual == "" {
-		qual = tvf.Table
+		qual = table.Name.Parts[len(table.Name.Parts)-1].Name
 	}
-	n, in, err := b.bindTableName(sqlparser.TableName{Name: sqlparser.NewTableIdent(tvf.Table)}, qual)
+	n, in, err := b.bindTableName(table.Name, qual, outer)
 	if err != nil {
 		return nil, nil, err
 	}
-	tc, err := in.resolve("", tvf.TimeCol)
+	tc, err := in.resolve("", desc.Columns[0].Name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: DESCRIPTOR: %w", tvf, err)
+		return nil, nil, b.errAt(desc, "%s: DESCRIPTOR: %v", call, err)
 	}
 	if _, ok := in.cols[tc].typ.(*arrow.TimestampType); !ok {
-		return nil, nil, fmt.Errorf("%s: DESCRIPTOR(%s) is %s; windows need a TIMESTAMP column", tvf, tvf.TimeCol, in.cols[tc].typ)
+		return nil, nil, b.errAt(desc, "%s: DESCRIPTOR(%s) is %s; windows need a TIMESTAMP column", call, desc.Columns[0].Name, in.cols[tc].typ)
 	}
-	wt := &WindowTable{Input: n, Spec: spec, TimeCol: tc, Call: tvf.String()}
-	out := &scope{}
+	wt := &WindowTable{Input: n, Spec: spec, TimeCol: tc, Call: call}
+	out := &scope{outer: outer}
 	for _, c := range in.cols {
 		c.qual = qual
 		out.cols = append(out.cols, c)
 	}
 	for _, wc := range []string{"window_start", "window_end", "window_time"} {
-		// A row at or after the watermark has its window end after it,
-		// and a window fires when the watermark reaches its end.
-		out.cols = append(out.cols, column{qual: qual, name: wc, typ: windowTS, use: func() { wt.used = true },
-			rowtime: wc == "window_end" && in.cols[tc].rowtime})
+		out.cols = append(out.cols, column{qual: qual, name: wc, typ: windowTS})
 	}
 	wt.schema = out.schema()
 	return wt, out, nil
-}
-
-// bindGroupBy binds a SELECT's aggregation: a windowed one when the GROUP
-// BY names a window (window_start and window_end of a window table
-// function, or a legacy TUMBLE/HOP/SESSION call), the hash aggregate's
-// otherwise.
-func (b *binder) bindGroupBy(n Node, in *scope, s *sqlparser.Select, calls []*sqlparser.FuncExpr) (Node, *aggContext, error) {
-	if wn, ac, ok, err := b.bindLegacyWindow(n, in, s, calls); ok || err != nil {
-		return wn, ac, err
-	}
-	if wn, ac, ok, err := b.bindWindowTVFAgg(n, in, s, calls); ok || err != nil {
-		return wn, ac, err
-	}
-	return b.bindAggregate(n, in, s.GroupBy, calls)
-}
-
-// windowOver wraps the Aggregate bindAggregate made into a WindowAggregate
-// reading the time column timeCol of input (the relation under the
-// aggregate's pre-projection), and appends the window columns to ac.
-func windowOver(agg *Aggregate, input Node, timeCol int, in *scope, spec ops.WindowSpec, ac *aggContext) *WindowAggregate {
-	tref := expr.Col(timeCol, in.cols[timeCol].typ, in.cols[timeCol].name)
-	var exprs []expr.Expr
-	var names []string
-	if p, ok := agg.Input.(*Project); ok && len(agg.GroupCols)+countArgs(agg.Aggs) > 0 {
-		exprs = append(exprs, p.Exprs...)
-		for _, f := range p.schema.Fields() {
-			names = append(names, f.Name)
-		}
-	}
-	exprs = append(exprs, tref)
-	names = append(names, "__event_time")
-	ac.window = true
-	first := len(ac.out.cols)
-	for _, wc := range []string{"window_start", "window_end", "window_time"} {
-		ac.out.cols = append(ac.out.cols, column{name: wc, typ: windowTS})
-	}
-	ac.groups["window_start"], ac.groups["window_end"], ac.groups["window_time"] = first, first+1, first+2
-	return &WindowAggregate{Input: NewProject(input, exprs, names), Spec: spec, TimeCol: len(exprs) - 1,
-		GroupCols: agg.GroupCols, Aggs: agg.Aggs, AggText: agg.AggText, schema: ac.out.schema()}
-}
-
-func countArgs(aggs []ops.AggSpec) int {
-	n := 0
-	for _, a := range aggs {
-		if a.Func != "count_star" {
-			n++
-		}
-	}
-	return n
-}
-
-// bindWindowTVFAgg fuses GROUP BY window_start, window_end [, keys] over a
-// window table function into a WindowAggregate over the function's input.
-func (b *binder) bindWindowTVFAgg(n Node, in *scope, s *sqlparser.Select, calls []*sqlparser.FuncExpr) (Node, *aggContext, bool, error) {
-	var wt *WindowTable
-	var below Node // n with the window table replaced by its input
-	switch x := n.(type) {
-	case *WindowTable:
-		wt, below = x, x.Input
-	case *Filter:
-		if w, ok := x.Input.(*WindowTable); ok {
-			wt, below = w, &Filter{Input: w.Input, Pred: x.Pred}
-		}
-	}
-	if wt == nil {
-		return nil, nil, false, nil
-	}
-	nIn := len(in.cols) - 3
-	var rest sqlparser.GroupBy
-	var hasStart, hasEnd bool
-	for _, g := range s.GroupBy {
-		if cn, ok := g.(*sqlparser.ColName); ok {
-			switch i := windowColumn(cn, in, nIn); i {
-			case 0:
-				hasStart = true
-				continue
-			case 1:
-				hasEnd = true
-				continue
-			case 2:
-				return nil, nil, true, fmt.Errorf("GROUP BY window_time is not supported: group by window_start, window_end")
-			}
-		}
-		rest = append(rest, g)
-	}
-	if !hasStart || !hasEnd {
-		// Not a window aggregation: the window columns are plain columns.
-		return nil, nil, false, nil
-	}
-	if wt.used {
-		return nil, nil, true, fmt.Errorf("%s: window columns can only be grouped on and selected in a window aggregation, not used in WHERE", wt.Call)
-	}
-	agg, ac, err := b.bindAggregate(n, in, rest, calls)
-	if err != nil {
-		return nil, nil, true, err
-	}
-	if wt.used {
-		return nil, nil, true, fmt.Errorf("%s: window columns cannot be aggregated or grouped on in expressions in a window aggregation", wt.Call)
-	}
-	a, ok := agg.(*Aggregate)
-	if !ok {
-		return nil, nil, true, fmt.Errorf("window aggregation: unexpected plan %T", agg)
-	}
-	wa := windowOver(a, below, wt.TimeCol, in, wt.Spec, ac)
-	// Selecting window_start & co. resolves through the input scope.
-	for i := 0; i < 3; i++ {
-		ac.groupCols[nIn+i] = len(ac.out.cols) - 3 + i
-	}
-	return wa, ac, true, nil
-}
-
-// windowColumn tells which window column cn names (0 start, 1 end, 2
-// time), or -1.
-func windowColumn(cn *sqlparser.ColName, in *scope, nIn int) int {
-	q := cn.Qualifier.Name.String()
-	for i := nIn; i < len(in.cols); i++ {
-		c := in.cols[i]
-		if strings.EqualFold(c.name, cn.Name.String()) && (q == "" || strings.EqualFold(c.qual, q)) {
-			return i - nIn
-		}
-	}
-	return -1
-}
-
-// legacyWindowFuncs maps the legacy group window auxiliary functions to the
-// window column they read.
-var legacyWindowFuncs = map[string]int{"_START": 0, "_END": 1, "_ROWTIME": 2}
-
-// bindLegacyWindow binds GROUP BY TUMBLE(ts, INTERVAL ...) [, keys] (HOP,
-// SESSION), with TUMBLE_START(ts, INTERVAL ...) and the like above it.
-func (b *binder) bindLegacyWindow(n Node, in *scope, s *sqlparser.Select, calls []*sqlparser.FuncExpr) (Node, *aggContext, bool, error) {
-	var win *sqlparser.FuncExpr
-	var rest sqlparser.GroupBy
-	for _, g := range s.GroupBy {
-		if f, ok := g.(*sqlparser.FuncExpr); ok {
-			switch strings.ToUpper(f.Name.String()) {
-			case "TUMBLE", "HOP", "SESSION", "CUMULATE":
-				if win != nil {
-					return nil, nil, true, fmt.Errorf("GROUP BY has two group windows: %s and %s", sqlparser.String(win), sqlparser.String(f))
-				}
-				win = f
-				continue
-			}
-		}
-		rest = append(rest, g)
-	}
-	if win == nil {
-		return nil, nil, false, nil
-	}
-	kind := strings.ToUpper(win.Name.String())
-	tc, ivs, err := b.windowCallArgs(win, in)
-	if err != nil {
-		return nil, nil, true, err
-	}
-	spec, err := specFrom(kind, ivs)
-	if err != nil {
-		return nil, nil, true, fmt.Errorf("GROUP BY %s: %w", sqlparser.String(win), err)
-	}
-	agg, ac, err := b.bindAggregate(n, in, rest, calls)
-	if err != nil {
-		return nil, nil, true, err
-	}
-	a, ok := agg.(*Aggregate)
-	if !ok {
-		return nil, nil, true, fmt.Errorf("window aggregation: unexpected plan %T", agg)
-	}
-	wa := windowOver(a, n, tc, in, spec, ac)
-	first := len(ac.out.cols) - 3
-	// TUMBLE_START(ts, INTERVAL ...) and friends read the window columns;
-	// their arguments must repeat the GROUP BY window's.
-	var bad error
-	visit := func(node sqlparser.SQLNode) {
-		_ = sqlparser.Walk(func(x sqlparser.SQLNode) (bool, error) {
-			f, ok := x.(*sqlparser.FuncExpr)
-			if !ok {
-				return true, nil
-			}
-			name := strings.ToUpper(f.Name.String())
-			for suffix, i := range legacyWindowFuncs {
-				fk, ok := strings.CutSuffix(name, suffix)
-				if !ok || (fk != "TUMBLE" && fk != "HOP" && fk != "SESSION") {
-					continue
-				}
-				if fk != kind || !sameArgs(f, win) {
-					if bad == nil {
-						bad = fmt.Errorf("%s does not match the GROUP BY window %s", sqlparser.String(f), sqlparser.String(win))
-					}
-					return false, nil
-				}
-				ac.groups[sqlparser.String(f)] = first + i
-				return false, nil
-			}
-			return true, nil
-		}, node)
-	}
-	visit(s.SelectExprs)
-	if s.Having != nil {
-		visit(s.Having.Expr)
-	}
-	visit(s.OrderBy)
-	if bad != nil {
-		return nil, nil, true, bad
-	}
-	return wa, ac, true, nil
-}
-
-// windowCallArgs reads (time column, interval, ...) of a legacy window call.
-func (b *binder) windowCallArgs(f *sqlparser.FuncExpr, in *scope) (int, []sql.Interval, error) {
-	call := sqlparser.String(f)
-	if len(f.Exprs) < 2 {
-		return 0, nil, fmt.Errorf("GROUP BY %s: expected a time column and intervals", call)
-	}
-	ae, ok := f.Exprs[0].(*sqlparser.AliasedExpr)
-	cn, ok2 := ae.Expr.(*sqlparser.ColName)
-	if !ok || !ok2 {
-		return 0, nil, fmt.Errorf("GROUP BY %s: the first argument must be a time column", call)
-	}
-	tc, err := in.resolve(cn.Qualifier.Name.String(), cn.Name.String())
-	if err != nil {
-		return 0, nil, fmt.Errorf("GROUP BY %s: %w", call, err)
-	}
-	if _, ok := in.cols[tc].typ.(*arrow.TimestampType); !ok {
-		return 0, nil, fmt.Errorf("GROUP BY %s: %s is %s; windows need a TIMESTAMP column", call, sqlparser.String(cn), in.cols[tc].typ)
-	}
-	var ivs []sql.Interval
-	for _, a := range f.Exprs[1:] {
-		ae, ok := a.(*sqlparser.AliasedExpr)
-		if !ok {
-			return 0, nil, fmt.Errorf("GROUP BY %s: expected an INTERVAL argument", call)
-		}
-		iv, ok, err := intervalArg(ae.Expr)
-		if err != nil || !ok {
-			return 0, nil, fmt.Errorf("GROUP BY %s: %s is not an INTERVAL literal", call, sqlparser.String(ae.Expr))
-		}
-		ivs = append(ivs, iv)
-	}
-	return tc, ivs, nil
-}
-
-func sameArgs(a, b *sqlparser.FuncExpr) bool {
-	if len(a.Exprs) != len(b.Exprs) {
-		return false
-	}
-	for i := range a.Exprs {
-		if !strings.EqualFold(sqlparser.String(a.Exprs[i]), sqlparser.String(b.Exprs[i])) {
-			return false
-		}
-	}
-	return true
 }

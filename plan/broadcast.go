@@ -1,7 +1,5 @@
 package plan
 
-import "github.com/clink-sql/clink/exec/ops"
-
 // rowCounter is a table that knows its row count from metadata (Parquet
 // footers); negative: unknown.
 type rowCounter interface {
@@ -23,7 +21,7 @@ type rowCounter interface {
 // parallelism times as many probe rows as build rows: every subtask hashes
 // the whole build side, which must cost less than the probe shuffle saved.
 func (b *builder) broadcastBuild(x *Join, probe *Stage) (int64, bool) {
-	if b.opts.BroadcastRows <= 0 || len(probe.Instances) < 2 || (x.Type != ops.Inner && x.Type != ops.Left) {
+	if b.opts.BroadcastRows <= 0 || len(probe.Instances) < 2 || (x.Kind != JoinInner && x.Kind != JoinLeft) {
 		return 0, false
 	}
 	rows, ok := scanRows(x.Right)

@@ -16,13 +16,22 @@ import (
 // This file turns each logical node into stages; physical.go holds the
 // stage model, the wiring of parallel instances and the gates.
 
+// build plans n once: a node several parents share (a CTE used twice) is
+// one stage whose output feeds every consumer.
 func (b *builder) build(n Node) (*Stage, error) {
+	if s, ok := b.built[n]; ok {
+		return s, nil
+	}
 	s, err := b.buildNode(n)
 	if err == nil {
 		if b.schemas == nil {
 			b.schemas = map[*Stage]*arrow.Schema{}
 		}
+		if b.built == nil {
+			b.built = map[Node]*Stage{}
+		}
 		b.schemas[s] = n.Schema()
+		b.built[n] = s
 	}
 	return s, err
 }
@@ -78,7 +87,8 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		return b.op("Filter", x.Pred.String(), func() exec.Operator { return ops.NewFilter(x.Pred, mem) }, wireParallel, nil, in), nil
+		pred := x.Pred.Compile()
+		return b.op("Filter", pred.String(), func() exec.Operator { return ops.NewFilter(pred, mem) }, wireParallel, nil, in), nil
 	case *Project:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -89,14 +99,16 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			// produces (a, b): a stage that only copies is left out.
 			return in, nil
 		}
+		exprs := make([]expr.Expr, len(x.Exprs))
 		parts := make([]string, len(x.Exprs))
 		for i, e := range x.Exprs {
-			parts[i] = e.String()
-			if name := x.schema.Field(i).Name; name != e.String() {
+			exprs[i] = e.Compile()
+			parts[i] = exprs[i].String()
+			if name := x.schema.Field(i).Name; name != parts[i] {
 				parts[i] += " AS " + name
 			}
 		}
-		return b.op("Project", strings.Join(parts, ", "), func() exec.Operator { return ops.NewProject(x.Exprs, x.schema, mem) }, wireParallel, nil, in), nil
+		return b.op("Project", strings.Join(parts, ", "), func() exec.Operator { return ops.NewProject(exprs, x.schema, mem) }, wireParallel, nil, in), nil
 	case *Aggregate:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -156,16 +168,10 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		kind := x.Type.String()
 		if x.Stream {
 			return b.streamJoin(x, l, r), nil
 		}
-		mk := func() exec.Operator { return ops.NewHashJoin(x.Type, x.LeftKeys, x.RightKeys, x.schema, mem) }
-		if rows, ok := b.broadcastBuild(x, l); ok {
-			detail := fmt.Sprintf("%s ON %s; build side (%d rows) broadcast to %d subtasks", kind, x.Cond, rows, len(l.Instances))
-			return b.op("HashJoin", detail, mk, wireBroadcast, nil, l, r), nil
-		}
-		return b.op("HashJoin", kind+" ON "+x.Cond, mk, wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r), nil
+		return b.batchJoin(x, l, r)
 	case *Sort:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -245,7 +251,7 @@ func isIdentity(p *Project) bool {
 		return false
 	}
 	for i, e := range p.Exprs {
-		c, ok := e.(*expr.ColRef)
+		c, ok := e.(*ColRef)
 		if !ok || c.Index != i || p.schema.Field(i).Name != in.Field(i).Name {
 			return false
 		}
@@ -281,7 +287,7 @@ func finalAggs(x *Aggregate) ([]ops.AggSpec, bool) {
 // streamJoin plans a streaming join: keyed by the join keys on both
 // inputs, its EXPLAIN detail naming what bounds the state.
 func (b *builder) streamJoin(x *Join, l, r *Stage) *Stage {
-	detail := x.Type.String() + " ON " + x.Cond
+	detail := x.Kind.String() + " ON " + x.Cond
 	if tb := x.Time; tb != nil {
 		lc, rc := x.Left.Schema().Field(tb.LeftCol).Name, x.Right.Schema().Field(tb.RightCol).Name
 		bound := func(has bool, v int64, open string) string {
@@ -297,7 +303,7 @@ func (b *builder) streamJoin(x *Join, l, r *Stage) *Stage {
 	} else {
 		detail += "; state: unbounded"
 	}
-	spec := ops.StreamJoinSpec{Type: x.Type, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
+	spec := ops.StreamJoinSpec{Type: opsJoinType(x.Kind), LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 		LeftOp: x.LeftOp, RightOp: x.RightOp, Time: x.Time, Out: x.schema}
 	if x.Time == nil {
 		// A time-bounded join's state expires with the watermark instead.

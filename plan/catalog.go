@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/clink-sql/clink/connectors"
-	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 // Entry is one catalog object: a connector table or a view.
@@ -16,12 +16,19 @@ type Entry struct {
 	Table     connectors.Table // nil for a view
 	Connector string
 	Options   map[string]string
-	View      *sql.Query // nil for a table
+	View      *ast.Query // nil for a table
+	// ViewText is the text View was parsed from (its spans point into it).
+	ViewText string
+	// ViewColumns name a view's columns (CREATE VIEW v (a, b) AS ...).
+	ViewColumns []string
 	// Computed are the table's computed columns (col AS expr), appended
 	// after the connector's columns by the binder.
-	Computed []sql.ColumnDef
+	Computed []ComputedColumn
 	// Watermark is the table's WATERMARK FOR clause, if any.
-	Watermark *sql.WatermarkDef
+	Watermark *WatermarkDef
+	// Session marks a table held in memory by the session (CREATE TABLE
+	// without a connector).
+	Session bool
 	// Open, when set, creates Table on first use; it lets the catalog list
 	// tables whose connector starts a service (the embedded broker) without
 	// starting it until a statement touches it.
@@ -29,6 +36,22 @@ type Entry struct {
 
 	once    sync.Once
 	openErr error
+}
+
+// ComputedColumn is col AS expr of CREATE TABLE; Expr's spans point into
+// Text.
+type ComputedColumn struct {
+	Name string
+	Expr ast.Expr
+	Text string
+}
+
+// WatermarkDef is WATERMARK FOR Column AS Expr; Expr's spans point into
+// Text.
+type WatermarkDef struct {
+	Column string
+	Expr   ast.Expr
+	Text   string
 }
 
 // IsView reports whether the entry is a view.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
-	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
 )
 
@@ -39,13 +38,13 @@ type Values struct {
 // Filter keeps the rows where Pred is true.
 type Filter struct {
 	Input Node
-	Pred  expr.Expr
+	Pred  Expr
 }
 
 // Project computes Exprs over its input.
 type Project struct {
 	Input  Node
-	Exprs  []expr.Expr
+	Exprs  []Expr
 	schema *arrow.Schema
 }
 
@@ -61,12 +60,52 @@ type Aggregate struct {
 	schema   *arrow.Schema
 }
 
-// Join is an equi-join: Left.LeftKeys[i] = Right.RightKeys[i].
+// JoinKind is the kind of a logical join.
+type JoinKind int
+
+const (
+	JoinInner JoinKind = iota
+	JoinLeft
+	JoinRight
+	JoinFull
+	// JoinSemi keeps each left row with a match, once; left columns only.
+	JoinSemi
+	// JoinAnti keeps each left row without a match; left columns only.
+	JoinAnti
+	// JoinMark keeps every left row, once, plus a BOOLEAN column: whether
+	// it has a match (IN and EXISTS where they are values, not filters).
+	JoinMark
+	// JoinSingle is a LEFT join where a left row may have at most one
+	// match: a scalar subquery's value.
+	JoinSingle
+)
+
+func (k JoinKind) String() string {
+	return [...]string{"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI", "MARK", "SINGLE"}[k]
+}
+
+// outer reports whether unmatched left rows survive (padded with NULLs).
+func (k JoinKind) preservesLeft() bool {
+	return k == JoinLeft || k == JoinFull || k == JoinAnti || k == JoinMark || k == JoinSingle
+}
+
+// Join joins Left and Right on Left.LeftKeys[i] = Right.RightKeys[i] and
+// the Residual condition (over the left columns followed by the right
+// ones). Without keys it is a nested-loop join. The binder leaves the ON
+// condition in On; the join rules split it into keys and a residual.
 type Join struct {
-	Left, Right         Node
-	Type                ops.JoinType
-	LeftKeys, RightKeys []int
-	Cond                string // the ON condition's SQL text, for EXPLAIN
+	Left, Right Node
+	Kind        JoinKind
+	On          Expr // the condition as bound, before the rules place it
+	LeftKeys    []int
+	RightKeys   []int
+	// NullSafe[i]: key i matches NULL with NULL (IS NOT DISTINCT FROM).
+	NullSafe []bool
+	// NullAware: an ANTI or MARK join with NOT IN / IN semantics (a NULL
+	// on either side makes the comparison unknown).
+	NullAware bool
+	Residual  Expr
+	Cond      string // the condition's SQL text, for EXPLAIN
 	// Stream: both inputs are held in state (a streaming join); otherwise
 	// the right input is built into a hash table and the left streams.
 	Stream bool
@@ -78,9 +117,6 @@ type Join struct {
 	// window joins); nil: the state grows with the inputs.
 	Time   *ops.TimeBound
 	schema *arrow.Schema
-
-	lscope, rscope *scope // the inputs, while binding
-	out            *scope // a streaming join's output, while binding
 }
 
 // Sort orders its input; Limit >= 0 makes it a top-n.
@@ -117,6 +153,14 @@ type Union struct {
 	Inputs []Node
 }
 
+// SetOp is INTERSECT or EXCEPT [ALL] of two inputs with identical schemas
+// (rows compared with NULLs equal).
+type SetOp struct {
+	Left, Right Node
+	Intersect   bool // else EXCEPT
+	All         bool
+}
+
 func (n *Scan) Schema() *arrow.Schema      { return n.schema }
 func (n *Values) Schema() *arrow.Schema    { return n.schema }
 func (n *Filter) Schema() *arrow.Schema    { return n.Input.Schema() }
@@ -126,6 +170,7 @@ func (n *Join) Schema() *arrow.Schema      { return n.schema }
 func (n *Sort) Schema() *arrow.Schema      { return n.Input.Schema() }
 func (n *Limit) Schema() *arrow.Schema     { return n.Input.Schema() }
 func (n *Union) Schema() *arrow.Schema     { return n.Inputs[0].Schema() }
+func (n *SetOp) Schema() *arrow.Schema     { return n.Left.Schema() }
 
 func (n *Scan) Children() []Node      { return nil }
 func (n *Values) Children() []Node    { return nil }
@@ -136,6 +181,7 @@ func (n *Join) Children() []Node      { return []Node{n.Left, n.Right} }
 func (n *Sort) Children() []Node      { return []Node{n.Input} }
 func (n *Limit) Children() []Node     { return []Node{n.Input} }
 func (n *Union) Children() []Node     { return n.Inputs }
+func (n *SetOp) Children() []Node     { return []Node{n.Left, n.Right} }
 
 func (n *UpdatingTopN) Schema() *arrow.Schema { return n.schema }
 func (n *UpdatingTopN) Children() []Node      { return []Node{n.Input} }

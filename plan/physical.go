@@ -120,6 +120,8 @@ type builder struct {
 	ordered map[*Scan]bool
 	stages  []*Stage
 	schemas map[*Stage]*arrow.Schema
+	// built is the stage of each node already planned (shared nodes).
+	built map[Node]*Stage
 }
 
 // Build plans root into a graph whose results go to sink (a Collect).

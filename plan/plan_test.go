@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/exec/shuffle"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 type discard struct{}
@@ -105,11 +107,7 @@ func TestGateHoldsBackForRowConsumer(t *testing.T) {
 
 func planQuery(t *testing.T, cat *Catalog, q string, opts BuildOptions) *Physical {
 	t.Helper()
-	st, err := sql.Parse(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := Bind(cat, st.(*sql.Query))
+	n, err := bindText(cat, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,4 +201,22 @@ func TestScanPushdown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bindText parses, binds and optimises a query.
+func bindText(cat *Catalog, q string) (Node, error) {
+	st, err := sql.Parse(q)
+	if err != nil {
+		return nil, err
+	}
+	query, ok := st.(*ast.Query)
+	if !ok {
+		return nil, fmt.Errorf("not a query: %T", st)
+	}
+	n, err := Bind(cat, query, BindOptions{Text: q})
+	if err != nil {
+		return nil, err
+	}
+	n, _, err = Optimize(n, RuleOptions{})
+	return n, err
 }

@@ -12,22 +12,21 @@ type column struct {
 	qual string // table name or alias ("" when none)
 	name string
 	typ  arrow.DataType
-	// use, when set, records a reference (projection pushdown's first pass).
-	use func()
-	// rowtime: an event-time attribute. Every row still to come has a
-	// value at or after the current watermark (a WATERMARK column, a
-	// window's end), so a join can expire state by it.
-	rowtime bool
+	// hidden: reachable only qualified and never by * (a USING join's
+	// per-side copies of its merged columns).
+	hidden bool
 }
 
-// scope is the columns of a relation, in its schema order.
+// scope is the columns of a relation, in its schema order, and the scope
+// of the query it is nested in (correlated subqueries resolve there).
 type scope struct {
 	cols []column
 	// changelog: the relation is an updating result whose first column
 	// "op" holds each row's kind (+I, -U, +U, -D). Only operators that
 	// treat rows one by one (projections, filters, LIMIT, UNION ALL, the
-	// sink) and a top-n (ORDER BY ... LIMIT) may consume it yet.
+	// sink), a join and a top-n may consume it.
 	changelog bool
+	outer     *scope
 }
 
 func scopeOf(qual string, s *arrow.Schema) *scope {
@@ -38,8 +37,13 @@ func scopeOf(qual string, s *arrow.Schema) *scope {
 	return sc
 }
 
-// resolve finds qual.name (qual may be empty). Names compare
-// case-insensitively, like Flink's default.
+// errNotFound is a name that resolves nowhere.
+type errNotFound struct{ name string }
+
+func (e errNotFound) Error() string { return fmt.Sprintf("column '%s' not found", e.name) }
+
+// resolve finds qual.name in this scope only (qual may be empty). Names
+// compare case-insensitively, quoted or not, as in DuckDB.
 func (s *scope) resolve(qual, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {
@@ -49,16 +53,16 @@ func (s *scope) resolve(qual, name string) (int, error) {
 		if qual != "" && !strings.EqualFold(c.qual, qual) {
 			continue
 		}
+		if qual == "" && c.hidden {
+			continue
+		}
 		if found >= 0 {
 			return -1, fmt.Errorf("column reference '%s' is ambiguous", dotted(qual, name))
 		}
 		found = i
 	}
 	if found < 0 {
-		return -1, fmt.Errorf("column '%s' not found", dotted(qual, name))
-	}
-	if u := s.cols[found].use; u != nil {
-		u()
+		return -1, errNotFound{dotted(qual, name)}
 	}
 	return found, nil
 }
@@ -81,8 +85,18 @@ func (s *scope) schema() *arrow.Schema {
 	return arrow.NewSchema(fs, nil)
 }
 
-func join(a, b *scope) *scope {
-	out := &scope{changelog: a.changelog || b.changelog}
+// requalify gives every column the qualifier q (a relation's alias).
+func (s *scope) requalify(q string) *scope {
+	out := &scope{changelog: s.changelog, outer: s.outer}
+	for _, c := range s.cols {
+		c.qual = q
+		out.cols = append(out.cols, c)
+	}
+	return out
+}
+
+func joinScopes(a, b *scope) *scope {
+	out := &scope{changelog: a.changelog || b.changelog, outer: a.outer}
 	out.cols = append(append(out.cols, a.cols...), b.cols...)
 	return out
 }

@@ -3,8 +3,6 @@ package plan
 import (
 	"fmt"
 	"testing"
-
-	"github.com/clink-sql/clink/sql"
 )
 
 // over an updating result the scope's first column is the row
@@ -20,11 +18,7 @@ func TestChangelogOrderByPositionAndName(t *testing.T) {
 		"SELECT * FROM (SELECT channel, COUNT(*) AS n FROM u GROUP BY channel) t ORDER BY 2 DESC LIMIT 3": "[{1 true true}]",
 	} {
 		t.Run(q, func(t *testing.T) {
-			st, err := sql.Parse(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := Bind(cat, st.(*sql.Query))
+			n, err := bindText(cat, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,11 +52,7 @@ func TestChangelogOrderByRowKind(t *testing.T) {
 		"SELECT channel, n FROM (SELECT channel, COUNT(*) AS n FROM u GROUP BY channel) t ORDER BY t.op, n DESC LIMIT 3",
 		"SELECT channel, n FROM (SELECT channel, COUNT(*) AS n FROM u GROUP BY channel) t ORDER BY op, n DESC LIMIT 3",
 	} {
-		st, err := sql.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Bind(cat, st.(*sql.Query)); err == nil {
+		if _, err := bindText(cat, q); err == nil {
 			t.Errorf("%s: bound, want an error (ORDER BY the row kind)", q)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/clink-sql/clink/connectors"
-	"github.com/clink-sql/clink/sql"
 )
 
 // topNCatalog has b (bounded nexmark bids) and u (unbounded).
@@ -92,11 +91,7 @@ func TestUpdatingTopNErrors(t *testing.T) {
 		"SELECT channel, COUNT(*) AS n FROM u GROUP BY channel ORDER BY n DESC":        "needs a LIMIT",
 		"SELECT COUNT(*) FROM (SELECT auction, price FROM u ORDER BY price LIMIT 3) t": "over an updating result",
 	} {
-		st, err := sql.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Bind(cat, st.(*sql.Query))
+		_, err := bindText(cat, q)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error with %q", q, err, want)
 		}

@@ -9,12 +9,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/xwb1989/sqlparser"
 
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sql/ast"
 )
 
 // WatermarkAssign gives its input event time: WATERMARK FOR col AS col -
@@ -33,7 +33,7 @@ func (n *WatermarkAssign) Children() []Node      { return []Node{n.Input} }
 // watermark binds e's WATERMARK clause over the table's relation n.
 func (b *binder) watermark(e *Entry, n Node, sc *scope) (Node, error) {
 	wd := e.Watermark
-	where := fmt.Sprintf("table '%s', WATERMARK FOR %s AS %s", e.Name, wd.Column, wd.Expr)
+	where := fmt.Sprintf("table '%s', WATERMARK FOR %s AS %s", e.Name, wd.Column, wd.Text)
 	col, err := sc.resolve("", wd.Column)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
@@ -41,75 +41,41 @@ func (b *binder) watermark(e *Entry, n Node, sc *scope) (Node, error) {
 	if _, ok := sc.cols[col].typ.(*arrow.TimestampType); !ok {
 		return nil, fmt.Errorf("%s: column '%s' is %s; event time needs a TIMESTAMP column", where, wd.Column, sc.cols[col].typ)
 	}
-	ast, err := sql.ParseExpr(wd.Expr)
+	delay, err := watermarkDelay(wd.Expr, wd.Column)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	delay, err := watermarkDelay(ast, wd.Column)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	sc.cols[col].rowtime = true
 	return &WatermarkAssign{Input: n, TimeCol: col, Delay: delay,
 		Text: fmt.Sprintf("%s - %s", wd.Column, delay)}, nil
 }
 
 // watermarkDelay reads `col` or `col - INTERVAL 'n' UNIT`: bounded
 // out-of-orderness, the shape every watermark in practice has.
-func watermarkDelay(e sqlparser.Expr, col string) (time.Duration, error) {
-	isCol := func(x sqlparser.Expr) bool {
-		c, ok := x.(*sqlparser.ColName)
-		return ok && c.Qualifier.IsEmpty() && strings.EqualFold(c.Name.String(), col)
-	}
-	for {
-		p, ok := e.(*sqlparser.ParenExpr)
-		if !ok {
-			break
-		}
-		e = p.Expr
+func watermarkDelay(e ast.Expr, col string) (time.Duration, error) {
+	isCol := func(x ast.Expr) bool {
+		c, ok := x.(*ast.ColumnRef)
+		return ok && len(c.Parts) == 1 && strings.EqualFold(c.Parts[0].Name, col)
 	}
 	if isCol(e) {
 		return 0, nil
 	}
-	if be, ok := e.(*sqlparser.BinaryExpr); ok && be.Operator == sqlparser.MinusStr && isCol(be.Left) {
-		iv, ok, err := intervalArg(be.Right)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
+	if be, ok := e.(*ast.Binary); ok && be.Op == ast.OpSub && isCol(be.L) {
+		if lit, ok := be.R.(*ast.IntervalLit); ok {
+			iv, err := sql.IntervalOf(lit)
+			if err != nil {
+				return 0, err
+			}
 			d, err := iv.Duration()
 			if err != nil {
 				return 0, err
 			}
 			if d < 0 {
-				return 0, fmt.Errorf("the watermark delay %s is negative", iv)
+				return 0, fmt.Errorf("the watermark delay %s is negative", lit)
 			}
 			return d, nil
 		}
 	}
 	return 0, fmt.Errorf("only `%s` or `%s - INTERVAL 'n' UNIT` is supported as a watermark", col, col)
-}
-
-// intervalArg reads an interval literal as the dialect layer rewrote it
-// (__clink_interval('10', 'SECOND')); ok is false for anything else.
-func intervalArg(e sqlparser.Expr) (sql.Interval, bool, error) {
-	f, ok := e.(*sqlparser.FuncExpr)
-	if !ok || !strings.EqualFold(f.Name.String(), sql.IntervalFunc) || len(f.Exprs) != 2 {
-		return sql.Interval{}, false, nil
-	}
-	var parts [2]string
-	for i, a := range f.Exprs {
-		ae, ok := a.(*sqlparser.AliasedExpr)
-		if !ok {
-			return sql.Interval{}, false, nil
-		}
-		v, ok := ae.Expr.(*sqlparser.SQLVal)
-		if !ok || v.Type != sqlparser.StrVal {
-			return sql.Interval{}, false, nil
-		}
-		parts[i] = string(v.Val)
-	}
-	return sql.Interval{Value: parts[0], Unit: parts[1]}, true, nil
 }
 
 // buildWindowing plans the event-time nodes (the physical side of this
@@ -180,7 +146,7 @@ func setSourceEventTime(x *WatermarkAssign, in *Stage, mem memory.Allocator) {
 		if _, ok := n.Input.(*Scan); !ok {
 			return
 		}
-		e = n.Exprs[x.TimeCol]
+		e = n.Exprs[x.TimeCol].Compile()
 	default:
 		return
 	}

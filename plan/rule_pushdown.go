@@ -1,0 +1,331 @@
+package plan
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/exec/expr"
+)
+
+// pushDownFilters moves each filter conjunct as far down as it can go
+// with the same answer: below projections (substituting their
+// expressions), below an aggregate when it reads only grouping keys, into
+// every input of a UNION ALL, into the inputs of joins (an inner join's
+// conjuncts of one side; the preserved side's conjuncts of an outer join
+// from above, the other side's from ON), and onto the join it spans as
+// part of the join's condition (a comma FROM list's WHERE equalities
+// become the joins' keys that way). A filter right above a scan also
+// tells the scan what it may skip (Parquet row groups by their
+// statistics); it stays, since skipping is coarse.
+//
+// A node with several parents (a shared CTE) receives no conjunct: it
+// would filter for the other parent too.
+func pushDownFilters(root Node) (Node, error) {
+	p := &pusher{parents: map[Node]int{}, memo: map[Node]Node{}}
+	visitPlan(root, func(x Node) {
+		for _, c := range x.Children() {
+			p.parents[c]++
+		}
+	})
+	return p.push(root, nil)
+}
+
+type pusher struct {
+	parents map[Node]int
+	memo    map[Node]Node
+}
+
+// over is preds (over n's columns) as a filter over n.
+func over(n Node, preds []Expr) (Node, error) {
+	pred, err := And(preds...)
+	if err != nil || pred == nil {
+		return n, err
+	}
+	f := &Filter{Input: n, Pred: pred}
+	if s, ok := n.(*Scan); ok {
+		// Work on a copy: a scan node may be shared by plans still held.
+		c := *s
+		c.Filters = scanFilters(preds, &c)
+		f.Input = &c
+	}
+	return f, nil
+}
+
+// push returns n with preds applied, pushed as deep as they go.
+func (p *pusher) push(n Node, preds []Expr) (Node, error) {
+	if p.parents[n] > 1 {
+		r, ok := p.memo[n]
+		if !ok {
+			var err error
+			if r, err = p.pushInto(n, nil); err != nil {
+				return nil, err
+			}
+			p.memo[n] = r
+		}
+		return over(r, preds)
+	}
+	return p.pushInto(n, preds)
+}
+
+func (p *pusher) pushInto(n Node, preds []Expr) (Node, error) {
+	switch x := n.(type) {
+	case *Filter:
+		return p.push(x.Input, append(preds, Conjuncts(x.Pred)...))
+	case *Project:
+		var below, above []Expr
+		for _, c := range preds {
+			s, err := Substitute(c, x.Exprs)
+			if err != nil {
+				return nil, err
+			}
+			if isVolatile(s) {
+				above = append(above, c)
+				continue
+			}
+			below = append(below, s)
+		}
+		in, err := p.push(x.Input, below)
+		if err != nil {
+			return nil, err
+		}
+		return over(&Project{Input: in, Exprs: x.Exprs, schema: x.schema}, above)
+	case *Aggregate:
+		// A conjunct over grouping keys only filters whole groups: it can
+		// run on the input rows.
+		var below, above []Expr
+		nk := len(x.GroupCols)
+		subs := make([]Expr, x.schema.NumFields())
+		for i, g := range x.GroupCols {
+			f := x.Input.Schema().Field(g)
+			subs[i] = NewColRef(g, f.Name, f.Type)
+		}
+		for _, c := range preds {
+			onKeys := true
+			for _, k := range Columns(c) {
+				onKeys = onKeys && k < nk
+			}
+			if onKeys && nk > 0 {
+				s, err := Substitute(c, subs)
+				if err != nil {
+					return nil, err
+				}
+				below = append(below, s)
+			} else {
+				above = append(above, c)
+			}
+		}
+		in, err := p.push(x.Input, below)
+		if err != nil {
+			return nil, err
+		}
+		c := *x
+		c.Input = in
+		return over(&c, above)
+	case *Union:
+		ins := make([]Node, len(x.Inputs))
+		for i, in := range x.Inputs {
+			var err error
+			if ins[i], err = p.push(in, append([]Expr(nil), preds...)); err != nil {
+				return nil, err
+			}
+		}
+		return &Union{Inputs: ins}, nil
+	case *Sort:
+		if x.Limit < 0 {
+			in, err := p.push(x.Input, preds)
+			if err != nil {
+				return nil, err
+			}
+			c := *x
+			c.Input = in
+			return &c, nil
+		}
+	case *Join:
+		return p.pushJoin(x, preds)
+	case *Scan, *Values:
+		return over(n, preds)
+	}
+	// Anything else keeps the conjuncts above it; its inputs are pushed
+	// into on their own.
+	ch := n.Children()
+	next := make([]Node, len(ch))
+	for i, c := range ch {
+		var err error
+		if next[i], err = p.push(c, nil); err != nil {
+			return nil, err
+		}
+	}
+	if len(ch) > 0 {
+		n = withChildren(n, next)
+	}
+	return over(n, preds)
+}
+
+// pushJoin distributes conjuncts over a join: from above (over its output)
+// and from its ON condition (over its inputs).
+func (p *pusher) pushJoin(j *Join, preds []Expr) (Node, error) {
+	nl := j.Left.Schema().NumFields()
+	var left, right, cond, above []Expr
+	side := func(c Expr) (l, r bool) {
+		for _, k := range Columns(c) {
+			if k < nl {
+				l = true
+			} else {
+				r = true
+			}
+		}
+		return l, r
+	}
+	var on []Expr
+	if j.On != nil {
+		on = Conjuncts(j.On)
+	}
+	// A changelog join's output moves the row kinds; conjuncts from above
+	// stay there. So do they over a FULL join and for the padded side of
+	// an outer join.
+	passAbove := j.Changelog
+	switch {
+	case j.Kind == JoinInner && !j.Changelog:
+		for _, c := range append(append([]Expr(nil), preds...), on...) {
+			l, r := side(c)
+			switch {
+			case l && r:
+				cond = append(cond, c)
+			case r:
+				right = append(right, Shift(c, -nl))
+			default:
+				left = append(left, c)
+			}
+		}
+	case j.Kind == JoinInner:
+		above = preds
+		cond = on
+	case j.Kind == JoinFull:
+		above, cond = preds, on
+	default: // left-preserving: LEFT, SEMI, ANTI, MARK, SINGLE
+		for _, c := range preds {
+			_, r := side(c)
+			if !r && !passAbove && !(j.Kind == JoinMark && referencesMark(c, j)) {
+				left = append(left, c)
+			} else {
+				above = append(above, c)
+			}
+		}
+		for _, c := range on {
+			l, r := side(c)
+			if r && !l && !j.Stream {
+				right = append(right, Shift(c, -nl))
+			} else {
+				cond = append(cond, c)
+			}
+		}
+	}
+	l, err := p.push(j.Left, left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.push(j.Right, right)
+	if err != nil {
+		return nil, err
+	}
+	c := *j
+	c.Left, c.Right = l, r
+	if c.On, err = And(cond...); err != nil {
+		return nil, err
+	}
+	return over(&c, above)
+}
+
+// referencesMark reports whether c reads a MARK join's mark column.
+func referencesMark(c Expr, j *Join) bool {
+	mark := j.Left.Schema().NumFields()
+	for _, k := range Columns(c) {
+		if k == mark {
+			return true
+		}
+	}
+	return false
+}
+
+// scanFilters picks the conjuncts a scan can use to skip data (row
+// groups): column op constant, where the constant converts to the
+// column's type without changing its value. Skipping is an optimisation
+// only: the full predicate still runs above the scan.
+func scanFilters(preds []Expr, scan *Scan) []connectors.ColumnFilter {
+	var out []connectors.ColumnFilter
+	for _, c := range preds {
+		call, ok := c.(*Call)
+		if !ok {
+			continue
+		}
+		switch call.Op {
+		case "=", "<", ">", "<=", ">=":
+			col, lit, op := call.Args[0], call.Args[1], call.Op
+			if _, ok := col.(*ColRef); !ok {
+				col, lit, op = call.Args[1], call.Args[0], flip(op)
+			}
+			cr, ok := col.(*ColRef)
+			k, ok2 := lit.(*Const)
+			if !ok || !ok2 || cr.Index >= len(scan.Columns) {
+				continue
+			}
+			v, ok := constantAs(k, cr.T)
+			if !ok {
+				continue
+			}
+			out = append(out, connectors.ColumnFilter{Column: scan.Columns[cr.Index], Op: op, Value: v})
+		case "IS NULL", "IS NOT NULL":
+			cr, ok := call.Args[0].(*ColRef)
+			if !ok || cr.Index >= len(scan.Columns) {
+				continue
+			}
+			out = append(out, connectors.ColumnFilter{Column: scan.Columns[cr.Index], Op: call.Op})
+		}
+	}
+	return out
+}
+
+// flip mirrors a comparison for constant-op-column.
+func flip(op string) string {
+	switch op {
+	case "<":
+		return ">"
+	case ">":
+		return "<"
+	case "<=":
+		return ">="
+	case ">=":
+		return "<="
+	}
+	return op
+}
+
+// constantAs converts a constant to typ, only when the conversion is
+// exact (5.5 is not pushed against a BIGINT column).
+func constantAs(lit *Const, typ arrow.DataType) (any, bool) {
+	if lit.IsNull() {
+		return nil, false
+	}
+	cast, err := expr.NewCast(lit.Lit, typ)
+	if err != nil {
+		return nil, false
+	}
+	v, err := cast.EvalRow(nil)
+	if err != nil || v == nil {
+		return nil, false
+	}
+	// Exact: converting back compares equal to the literal.
+	eq, err := expr.NewBinary("=", expr.Lit(v, typ), lit.Lit)
+	if err != nil {
+		return nil, false
+	}
+	ok, err := eq.EvalRow(nil)
+	if err != nil || ok != true {
+		return nil, false
+	}
+	return v, true
+}
+
+func isVolatile(e Expr) bool {
+	return Contains(e, func(x Expr) bool { c, ok := x.(*Call); return ok && volatile[c.Op] })
+}
