@@ -25,6 +25,9 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 		}
 		return Outcome{}, at(&x.Name, fmt.Sprintf("table or view '%s' already exists", name))
 	}
+	if len(x.PartitionedBy) > 0 {
+		return Outcome{}, at(&x.PartitionedBy[0], "PARTITIONED BY is not supported yet: the filesystem sink writes one directory")
+	}
 	options := map[string]string{}
 	for _, o := range x.Options {
 		options[strings.ToLower(o.Key)] = o.Value

@@ -10,6 +10,12 @@ import (
 	"github.com/clink-sql/clink/sql/ast"
 )
 
+// groupKey is a grouping expression and the name its column gets.
+type groupKey struct {
+	x    Expr
+	name string
+}
+
 // legacyWindow is GROUP BY TUMBLE(ts, INTERVAL ...) (HOP, SESSION).
 type legacyWindow struct {
 	kind    string
@@ -24,16 +30,17 @@ type legacyWindow struct {
 // GROUPING SETS, ROLLUP and CUBE, and a legacy group window. keys are the
 // distinct grouping expressions; sets, when not nil, the grouping sets as
 // indexes into keys.
-func (b *binder) bindGroupBy(group []ast.Expr, in *scope, items []selItem) (keys []Expr, sets [][]int, legacy *legacyWindow, err error) {
+func (b *binder) bindGroupBy(group []ast.Expr, in *scope, items []selItem) (keys []groupKey, sets [][]int, legacy *legacyWindow, err error) {
 	keyOf := func(e ast.Expr) (int, error) {
 		var x Expr
+		name := b.source(e)
 		switch g := e.(type) {
 		case *ast.NumberLit:
 			pos, ok := ordinal(g)
 			if !ok || pos < 1 || pos > len(items) {
 				return 0, b.errAt(g, "GROUP BY position %s is not in select list (1..%d)", g.Text, len(items))
 			}
-			x = items[pos-1].x
+			x, name = items[pos-1].x, items[pos-1].name
 			if hasAggOrWindow(x) {
 				return 0, b.errAt(g, "aggregate functions are not allowed in GROUP BY (position %d is %s)", pos, items[pos-1].name)
 			}
@@ -42,7 +49,7 @@ func (b *binder) bindGroupBy(group []ast.Expr, in *scope, items []selItem) (keys
 				if _, err := in.resolve("", g.Parts[0].Name); err != nil {
 					for _, it := range items {
 						if strings.EqualFold(it.name, g.Parts[0].Name) && !hasAggOrWindow(it.x) {
-							x = it.x
+							x, name = it.x, it.name
 							break
 						}
 					}
@@ -56,12 +63,15 @@ func (b *binder) bindGroupBy(group []ast.Expr, in *scope, items []selItem) (keys
 			}
 			x = v
 		}
+		if c, ok := x.(*ColRef); ok {
+			name = c.Name
+		}
 		for i, k := range keys {
-			if Equal(k, x) {
+			if Equal(k.x, x) {
 				return i, nil
 			}
 		}
-		keys = append(keys, x)
+		keys = append(keys, groupKey{x: x, name: name})
 		return len(keys) - 1, nil
 	}
 	var keyList func(es []ast.Expr) ([]int, error)
@@ -233,7 +243,7 @@ func (b *binder) legacyWindowKey(f *ast.FuncCall, in *scope) (*legacyWindow, boo
 type aggPlan struct {
 	node     Node
 	updating bool
-	keys     []Expr // the grouping expressions, over the input
+	keys     []groupKey // the grouping expressions, over the input
 	keyOut   []int  // output column of each key
 	aggOut   map[*aggCall]int
 	gid      int // output column of the grouping-set id, -1
@@ -250,7 +260,7 @@ type aggPlan struct {
 // a pre-projection of the keys and the aggregates' arguments, then the
 // aggregate (a window aggregate when grouping by a window; behind an
 // Expand for grouping sets; updating over an unbounded input).
-func (b *binder) planAggregate(n Node, in *scope, keys []Expr, sets [][]int, legacy *legacyWindow, aggs *aggCollector) (*aggPlan, error) {
+func (b *binder) planAggregate(n Node, in *scope, keys []groupKey, sets [][]int, legacy *legacyWindow, aggs *aggCollector) (*aggPlan, error) {
 	p := &aggPlan{keys: keys, aggOut: map[*aggCall]int{}, gid: -1, winIn: -1, winOut: [3]int{-1, -1, -1}, legacy: legacy}
 	// A window table function under GROUP BY window_start, window_end
 	// fuses into a window aggregate reading the function's input.
@@ -266,10 +276,10 @@ func (b *binder) planAggregate(n Node, in *scope, keys []Expr, sets [][]int, leg
 	}
 	if wt != nil {
 		nIn := len(in.cols) - 3
-		var rest []Expr
+		var rest []groupKey
 		has := [3]bool{}
 		for _, k := range keys {
-			if c, ok := k.(*ColRef); ok && c.Index >= nIn {
+			if c, ok := k.x.(*ColRef); ok && c.Index >= nIn {
 				has[c.Index-nIn] = true
 				continue
 			}
@@ -280,7 +290,7 @@ func (b *binder) planAggregate(n Node, in *scope, keys []Expr, sets [][]int, leg
 				return nil, fmt.Errorf("GROUP BY window_time is not supported: group by window_start, window_end")
 			}
 			for _, k := range rest {
-				if usesFrom(k, nIn) {
+				if usesFrom(k.x, nIn) {
 					return nil, fmt.Errorf("%s: window columns can only be grouped on and selected in a window aggregation", wt.Call)
 				}
 			}
@@ -320,7 +330,7 @@ func (b *binder) planAggregate(n Node, in *scope, keys []Expr, sets [][]int, leg
 	}
 	var fs []arrow.Field
 	for i, k := range p.keys {
-		fs = append(fs, arrow.Field{Name: keyName(k), Type: k.Type(), Nullable: true})
+		fs = append(fs, arrow.Field{Name: k.name, Type: k.x.Type(), Nullable: true})
 		p.keyOut = append(p.keyOut, i)
 	}
 	if sets != nil {
@@ -354,7 +364,7 @@ func (b *binder) planAggregate(n Node, in *scope, keys []Expr, sets [][]int, leg
 // column per aggregate argument (FILTER folded in).
 func (b *binder) preAggregate(p *aggPlan, aggs *aggCollector) (pre []Expr, names []string, specs []ops.AggSpec, texts []string, err error) {
 	for _, k := range p.keys {
-		pre, names = append(pre, k), append(names, keyName(k))
+		pre, names = append(pre, k.x), append(names, k.name)
 	}
 	for i, a := range aggs.calls {
 		spec := ops.AggSpec{Func: a.Func, Distinct: a.Distinct, Col: -1, Type: a.T}
@@ -401,7 +411,7 @@ func (b *binder) windowAggregate(p *aggPlan, input Node, timeCol int, spec ops.W
 	for i, k := range p.keys {
 		group[i] = i
 		p.keyOut = append(p.keyOut, i)
-		fs = append(fs, arrow.Field{Name: keyName(k), Type: k.Type(), Nullable: true})
+		fs = append(fs, arrow.Field{Name: k.name, Type: k.x.Type(), Nullable: true})
 	}
 	for i, a := range aggs.calls {
 		p.aggOut[a] = len(fs)
@@ -425,13 +435,6 @@ func usesFrom(x Expr, from int) bool {
 		}
 	}
 	return false
-}
-
-func keyName(k Expr) string {
-	if c, ok := k.(*ColRef); ok {
-		return c.Name
-	}
-	return k.String()
 }
 
 // rewrite puts an expression bound over the aggregate's input on top of
@@ -459,7 +462,9 @@ func (p *aggPlan) rewrite(b *binder, x Expr) (Expr, error) {
 			}
 			return col(p.winOut[v.Which]), true, nil
 		case *winCall:
-			return e, false, nil
+			// Its arguments, keys and ORDER BY are rewritten in place by the
+			// caller (the call is planned from its collected pointer).
+			return e, true, nil
 		case *SubqueryExpr:
 			if hasOuterRefAt(v.Plan, 1) {
 				return nil, true, fmt.Errorf("a correlated subquery in the SELECT list of an aggregating query is not supported yet: %s", v.Text)
@@ -467,7 +472,7 @@ func (p *aggPlan) rewrite(b *binder, x Expr) (Expr, error) {
 			return e, false, nil
 		}
 		for i, k := range p.keys {
-			if Equal(k, e) {
+			if Equal(k.x, e) {
 				return col(p.keyOut[i]), true, nil
 			}
 		}
@@ -505,7 +510,7 @@ func (p *aggPlan) grouping(b *binder, g *groupingCall) (Expr, error) {
 	for i, a := range g.Args {
 		k := -1
 		for j, key := range p.keys {
-			if Equal(key, a) {
+			if Equal(key.x, a) {
 				k = j
 			}
 		}
@@ -533,7 +538,7 @@ func (p *aggPlan) grouping(b *binder, g *groupingCall) (Expr, error) {
 
 func (p *aggPlan) isKey(x Expr) bool {
 	for _, k := range p.keys {
-		if Equal(k, x) {
+		if Equal(k.x, x) {
 			return true
 		}
 	}

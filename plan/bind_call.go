@@ -126,6 +126,9 @@ func (b *binder) bindCall(x *ast.FuncCall, sc *scope, ctx *exprCtx) (Expr, error
 	if x.Over != nil {
 		return b.bindWindowCall(x, name, sc, ctx)
 	}
+	if name == "proctime" {
+		return nil, b.errAt(x, "PROCTIME() (processing time) is not supported yet: use an event-time column with a WATERMARK")
+	}
 	if windowOnlyFuncs[name] {
 		return nil, b.errAt(x, "window function %s requires an OVER clause", name)
 	}

@@ -25,6 +25,9 @@ type exprCtx struct {
 	windows map[string]*ast.WindowSpec
 	// inAgg: binding an aggregate's argument (aggregates do not nest).
 	inAgg bool
+	// aliases are the SELECT list's items, which HAVING and QUALIFY may
+	// name where no input column has the name (as DuckDB allows).
+	aliases []selItem
 }
 
 // bindPredicate binds a boolean condition (WHERE, ON, HAVING).
@@ -75,7 +78,15 @@ func (b *binder) bindExpr1(e ast.Expr, sc *scope, ctx *exprCtx) (Expr, error) {
 	}
 	switch x := e.(type) {
 	case *ast.ColumnRef:
-		return b.bindColumn(x, sc)
+		c, err := b.bindColumn(x, sc)
+		if err != nil && len(x.Parts) == 1 && ctx.aliases != nil {
+			for _, it := range ctx.aliases {
+				if strings.EqualFold(it.name, x.Parts[0].Name) {
+					return it.x, nil
+				}
+			}
+		}
+		return c, err
 	case *ast.NumberLit:
 		lit, err := expr.NumberLit(x.Text)
 		if err != nil {

@@ -102,7 +102,7 @@ func (b *binder) bindSelect(s *ast.Select, q *ast.Query, outer *scope) (Node, *s
 	}
 	var having, qualify Expr
 	if s.Having != nil {
-		h, err := b.bindExpr(s.Having, in, &exprCtx{clause: "HAVING", aggs: aggs, windows: named})
+		h, err := b.bindExpr(s.Having, in, &exprCtx{clause: "HAVING", aggs: aggs, windows: named, aliases: items})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -111,7 +111,7 @@ func (b *binder) bindSelect(s *ast.Select, q *ast.Query, outer *scope) (Node, *s
 		}
 	}
 	if s.Qualify != nil {
-		qx, err := b.bindExpr(s.Qualify, in, &exprCtx{clause: "QUALIFY", aggs: aggs, wins: wins, windows: named})
+		qx, err := b.bindExpr(s.Qualify, in, &exprCtx{clause: "QUALIFY", aggs: aggs, wins: wins, windows: named, aliases: items})
 		if err != nil {
 			return nil, nil, err
 		}
