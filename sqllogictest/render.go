@@ -2,7 +2,6 @@ package sqllogictest
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
-	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
 )
 
@@ -29,90 +27,95 @@ func render(v any, t arrow.DataType, c byte) string {
 	if v == nil {
 		return "NULL"
 	}
+	x := stored(v, t)
 	switch c {
 	case 'I':
-		return strconv.FormatInt(asInt(v, t), 10)
+		return strconv.FormatInt(x.asInt(), 10)
 	case 'R':
-		return formatReal(asReal(v, t))
+		return formatReal(x.asReal())
 	}
-	return printable(asText(v, t))
+	return printable(x.asText())
 }
 
-// asInt is sqlite3_column_int64: integers as they are, reals truncated
-// toward zero (clamped to the int64 range), text by its leading integer
-// (0 when it has none).
-func asInt(v any, t arrow.DataType) int64 {
+// sqliteValue is a value as SQLite would hold it: an INTEGER, a REAL or
+// TEXT (its storage classes; NULL is handled before).
+type sqliteValue struct {
+	class byte // 'i', 'r' or 't'
+	i     int64
+	r     float64
+	s     string // TEXT; for a REAL from a DECIMAL, its exact digits
+}
+
+// stored maps clink's row-form values onto SQLite's storage classes:
+// booleans and integers are INTEGERs (SQLite has no boolean), floats and
+// decimals REALs (a decimal keeps its exact text for T), and the rest TEXT
+// (BYTES as their bytes, dates and timestamps as clink prints them).
+func stored(v any, t arrow.DataType) sqliteValue {
 	switch x := v.(type) {
 	case bool:
 		if x {
-			return 1
+			return sqliteValue{class: 'i', i: 1}
 		}
-		return 0
+		return sqliteValue{class: 'i'}
 	case int32:
-		return int64(x)
+		return sqliteValue{class: 'i', i: int64(x)}
 	case int64:
-		return x
+		return sqliteValue{class: 'i', i: x}
 	case float32:
-		return realToInt(float64(x))
+		return sqliteValue{class: 'r', r: float64(x)}
 	case float64:
-		return realToInt(x)
+		return sqliteValue{class: 'r', r: x}
 	case decimal128.Num:
-		return decimalToInt(x, decimalScale(t))
+		var scale int32
+		if d, ok := t.(*arrow.Decimal128Type); ok {
+			scale = d.Scale
+		}
+		return sqliteValue{class: 'r', r: x.ToFloat64(scale), s: expr.FormatValue(v, t)}
 	case string:
-		return textToInt(x)
+		return sqliteValue{class: 't', s: x}
 	case []byte:
-		return textToInt(string(x))
+		return sqliteValue{class: 't', s: string(x)}
 	}
-	return textToInt(expr.FormatValue(v, t))
+	return sqliteValue{class: 't', s: expr.FormatValue(v, t)}
 }
 
-// asReal is sqlite3_column_double: text by its leading number (0 when it
+// asInt is sqlite3_column_int64: a REAL truncated toward zero (clamped to
+// the int64 range), TEXT by its leading integer (0 when it has none).
+func (x sqliteValue) asInt() int64 {
+	switch x.class {
+	case 'i':
+		return x.i
+	case 'r':
+		return realToInt(x.r)
+	}
+	return textToInt(x.s)
+}
+
+// asReal is sqlite3_column_double: TEXT by its leading number (0 when it
 // has none).
-func asReal(v any, t arrow.DataType) float64 {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1
-		}
-		return 0
-	case int32:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case float32:
-		return float64(x)
-	case float64:
-		return x
-	case decimal128.Num:
-		return x.ToFloat64(decimalScale(t))
-	case string:
-		return textToReal(x)
-	case []byte:
-		return textToReal(string(x))
+func (x sqliteValue) asReal() float64 {
+	switch x.class {
+	case 'i':
+		return float64(x.i)
+	case 'r':
+		return x.r
 	}
-	return textToReal(expr.FormatValue(v, t))
+	return textToReal(x.s)
 }
 
-// asText is sqlite3_column_text: integers in decimal, reals as SQLite
-// prints them ("%!.15g"), booleans as the integers SQLite has for them,
-// BYTES as their bytes, and the rest as clink prints it.
-func asText(v any, t arrow.DataType) string {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return "1"
+// asText is sqlite3_column_text: an INTEGER in decimal, a REAL as SQLite
+// prints it ("%!.15g"; a decimal's exact digits).
+func (x sqliteValue) asText() string {
+	switch x.class {
+	case 'i':
+		return strconv.FormatInt(x.i, 10)
+	case 'r':
+		if x.s != "" {
+			return x.s
 		}
-		return "0"
-	case float32:
-		return sqliteRealText(float64(x))
-	case float64:
-		return sqliteRealText(x)
-	case string:
-		return x
-	case []byte:
-		return string(x)
+		return sqliteRealText(x.r)
 	}
-	return expr.FormatValue(v, t)
+	return x.s
 }
 
 // printable is the T column's final form: "(empty)" for the empty string,
@@ -135,13 +138,6 @@ func printable(s string) string {
 	return s
 }
 
-func decimalScale(t arrow.DataType) int32 {
-	if d, ok := t.(*arrow.Decimal128Type); ok {
-		return d.Scale
-	}
-	return 0
-}
-
 // realToInt is SQLite's doubleToInt64: truncation toward zero, clamped.
 func realToInt(x float64) int64 {
 	switch {
@@ -153,23 +149,6 @@ func realToInt(x float64) int64 {
 		return math.MaxInt64
 	}
 	return int64(x)
-}
-
-// decimalToInt truncates a decimal toward zero, clamped to int64.
-func decimalToInt(x decimal128.Num, scale int32) int64 {
-	n := x.BigInt()
-	if scale > 0 {
-		n.Quo(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
-	} else if scale < 0 {
-		n.Mul(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
-	}
-	if n.IsInt64() {
-		return n.Int64()
-	}
-	if n.Sign() < 0 {
-		return math.MinInt64
-	}
-	return math.MaxInt64
 }
 
 // textToInt is sqlite3Atoi64 as sqlite3_column_int64 uses it: leading
@@ -255,13 +234,8 @@ func skipSpace(s string, i int) int {
 // except that an exact tie rounds away from zero (glibc and Go round it to
 // even), so it works on the exact binary value.
 func formatReal(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "Inf"
-	case math.IsInf(x, -1):
-		return "-Inf"
+	if s, ok := nonFinite(x); ok {
+		return s
 	}
 	r := new(big.Rat).SetFloat64(math.Abs(x))
 	r.Mul(r, big.NewRat(1000, 1))
@@ -283,13 +257,8 @@ func formatReal(x float64) string {
 // sqliteRealText is how SQLite turns a REAL into text: "%!.15g", where '!'
 // keeps a decimal point in every number ("1.0", "1.0e+20").
 func sqliteRealText(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "Inf"
-	case math.IsInf(x, -1):
-		return "-Inf"
+	if s, ok := nonFinite(x); ok {
+		return s
 	}
 	s := strconv.FormatFloat(x, 'g', 15, 64)
 	mant, exp, hasExp := strings.Cut(s, "e")
@@ -302,59 +271,15 @@ func sqliteRealText(x float64) string {
 	return mant
 }
 
-// maxValues bounds a result the runner keeps: a query gone wrong (a
-// cross join without its predicate) fails instead of exhausting memory.
-const maxValues = 20_000_000
-
-// collector is the ResultWriter of one record: it renders each value as it
-// arrives, reading columnar batches through exec.Value, so collecting a
-// result never materialises a batch into rows. With types "" it only
-// counts (a statement's result is discarded).
-type collector struct {
-	types   string
-	discard bool
-	fields  []arrow.Field
-	values  []string
-	rows    int
-}
-
-// Columns checks the column count against the record's type string and
-// refuses a result that would never end.
-func (c *collector) Columns(schema *arrow.Schema, bounded bool) error {
-	if !bounded {
-		return errors.New("sqllogictest: the result is unbounded (a streaming query never ends)")
+// nonFinite is how SQLite's printf writes NaN and the infinities.
+func nonFinite(x float64) (string, bool) {
+	switch {
+	case math.IsNaN(x):
+		return "NaN", true
+	case math.IsInf(x, 1):
+		return "Inf", true
+	case math.IsInf(x, -1):
+		return "-Inf", true
 	}
-	c.fields = schema.Fields()
-	if !c.discard && len(c.fields) != len(c.types) {
-		return fmt.Errorf("wrong number of result columns: the record declares %d (%s), the query has %d",
-			len(c.types), c.types, len(c.fields))
-	}
-	return nil
-}
-
-// Batch renders the batch's values, row by row.
-func (c *collector) Batch(b *exec.Batch) error {
-	n := b.Len()
-	c.rows += n
-	if c.discard || n == 0 {
-		return nil
-	}
-	if len(c.values)+n*len(c.fields) > maxValues {
-		return fmt.Errorf("sqllogictest: the result has more than %d values", maxValues)
-	}
-	if b.IsColumnar() {
-		rec := b.Record()
-		for i := 0; i < n; i++ {
-			for col, f := range c.fields {
-				c.values = append(c.values, render(exec.Value(rec.Column(col), i), f.Type, c.types[col]))
-			}
-		}
-		return nil
-	}
-	for _, row := range b.Rows() {
-		for col, f := range c.fields {
-			c.values = append(c.values, render(row[col], f.Type, c.types[col]))
-		}
-	}
-	return nil
+	return "", false
 }

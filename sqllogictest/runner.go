@@ -317,7 +317,7 @@ func (f *fileRun) runRecord(ctx context.Context, rec *Record) Result {
 			res.Detail = "query failed: " + err.Error()
 			break
 		}
-		if w.fields == nil {
+		if !w.columns {
 			res.Detail = "the statement returned no result set"
 			break
 		}

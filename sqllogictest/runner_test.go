@@ -112,6 +112,7 @@ other.test:* a file that is not run
 		62: "query failed",
 		74: "passes, but the skip list (test-skips:3) skips it",
 		3:  "the skip list (test-skips:4) names a line that starts no statement or query",
+		86: "returned no result set",
 	}
 	for line, msg := range failures {
 		r, ok := results[fmt.Sprintf("%s:%d", file, line)]

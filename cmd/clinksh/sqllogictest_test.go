@@ -35,7 +35,7 @@ func TestSQLLogicTestCommand(t *testing.T) {
 	// A directory runs the *.test files under it. Without a skip list,
 	// every deliberate failure counts.
 	out, _, code = runSLTCommand(t, "--skip-file", "", "testdata/sqllogictest/fail")
-	if code != exitError || lastLine(out) != "3 passed, 12 failed, 0 skipped" {
+	if code != exitError || lastLine(out) != "3 passed, 13 failed, 0 skipped" {
 		t.Errorf("failing file: exit %d, last line %q\n%s", code, lastLine(out), out)
 	}
 	if !strings.Contains(out, "testdata/sqllogictest/fail/failures.test:7: wrong result\n") {
