@@ -439,9 +439,15 @@ func (r *Runner) report(sum *Summary, res Result) {
 	out := r.opts.Out
 	switch {
 	case res.Status == Failed:
-		fmt.Fprintf(out, "%s: %s\n", res.Where, indentRest(res.Detail))
+		// The first line of the detail says what went wrong; the SQL
+		// follows, then the rest (expected and got).
+		head, rest, _ := strings.Cut(res.Detail, "\n")
+		fmt.Fprintf(out, "%s: %s\n", res.Where, head)
 		if res.SQL != "" {
 			fmt.Fprintf(out, "  sql:\n%s\n", indent(res.SQL, "    "))
+		}
+		if rest != "" {
+			fmt.Fprintf(out, "%s\n", indent(rest, "  "))
 		}
 	case !r.opts.Verbose:
 	case res.Status == Skipped:

@@ -135,7 +135,7 @@ other.test:* a file that is not run
 		t.Errorf("%s, want %s", sum, want)
 	}
 	// A failure shows the SQL, what was expected and what came.
-	if !strings.Contains(out, file+":7: wrong result\n  expected:\n      2\n  got (1 values):\n      1\n  sql:\n    SELECT 1\n") {
+	if !strings.Contains(out, file+":7: wrong result\n  sql:\n    SELECT 1\n  expected:\n      2\n  got (1 values):\n      1\n") {
 		t.Errorf("the wrong result's report:\n%s", out)
 	}
 }
