@@ -9,6 +9,7 @@ import (
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/connectors/jsonfile"
 	_ "github.com/clink-sql/clink/connectors/kafka"
+	_ "github.com/clink-sql/clink/connectors/memory"
 	_ "github.com/clink-sql/clink/connectors/nexmark"
 	"github.com/clink-sql/clink/connectors/parquet"
 	_ "github.com/clink-sql/clink/connectors/sinks"
