@@ -171,6 +171,14 @@ func (b *binder) bindExpr1(e ast.Expr, sc *scope, ctx *exprCtx) (Expr, error) {
 		}
 		return binaryCall("OR", a, c)
 	case *ast.InList:
+		if len(x.List) == 0 {
+			// x IN () is FALSE and x NOT IN () TRUE, whatever x is (SQLite's
+			// reading; the standard has no empty list).
+			if _, err := sub(x.X); err != nil {
+				return nil, err
+			}
+			return NewConst(x.Not, arrow.FixedWidthTypes.Boolean), nil
+		}
 		args, err := subs(append([]ast.Expr{x.X}, x.List...))
 		if err != nil {
 			return nil, err
