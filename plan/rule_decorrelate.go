@@ -380,7 +380,7 @@ func valueJoin(in Node, s *SubqueryExpr) (Node, Expr, error) {
 		return nil, nil, fmt.Errorf("subquery %s: %w", s.Text, err)
 	}
 	flag := -1
-	if correlated && hasEmpty {
+	if correlated && hasEmpty && !empty.(*Const).IsNull() {
 		// An aggregate over no rows still has a value (COUNT is 0): an
 		// outer row without a group gets it, told apart by a flag.
 		exprs := append(identity(p), NewConst(true, arrow.FixedWidthTypes.Boolean))

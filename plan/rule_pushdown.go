@@ -70,7 +70,14 @@ func (p *pusher) push(n Node, preds []Expr) (Node, error) {
 func (p *pusher) pushInto(n Node, preds []Expr) (Node, error) {
 	switch x := n.(type) {
 	case *Filter:
-		return p.push(x.Input, append(preds, Conjuncts(x.Pred)...))
+		for _, c := range Conjuncts(x.Pred) {
+			fc, err := factorOr(c)
+			if err != nil {
+				return nil, err
+			}
+			preds = append(preds, Conjuncts(fc)...)
+		}
+		return p.push(x.Input, preds)
 	case *Project:
 		var below, above []Expr
 		for _, c := range preds {
@@ -328,4 +335,77 @@ func constantAs(lit *Const, typ arrow.DataType) (any, bool) {
 
 func isVolatile(e Expr) bool {
 	return Contains(e, func(x Expr) bool { c, ok := x.(*Call); return ok && volatile[c.Op] })
+}
+
+// factorOr takes the conjuncts every disjunct of an OR shares out of it:
+// (a AND b) OR (a AND c) is a AND (b OR c), so a join key written in each
+// branch (TPC-H Q19) becomes a key.
+func factorOr(e Expr) (Expr, error) {
+	c, ok := e.(*Call)
+	if !ok || c.Op != "OR" {
+		return e, nil
+	}
+	var disj []Expr
+	var flat func(Expr)
+	flat = func(x Expr) {
+		if o, ok := x.(*Call); ok && o.Op == "OR" {
+			flat(o.Args[0])
+			flat(o.Args[1])
+			return
+		}
+		disj = append(disj, x)
+	}
+	flat(e)
+	parts := make([][]Expr, len(disj))
+	for i, d := range disj {
+		parts[i] = Conjuncts(d)
+	}
+	var common []Expr
+	for _, c := range parts[0] {
+		inAll := true
+		for _, p := range parts[1:] {
+			found := false
+			for _, q := range p {
+				if Equal(c, q) {
+					found = true
+					break
+				}
+			}
+			inAll = inAll && found
+		}
+		if inAll && !isVolatile(c) {
+			common = append(common, c)
+		}
+	}
+	if len(common) == 0 {
+		return e, nil
+	}
+	var rest Expr
+	for _, p := range parts {
+		var keep []Expr
+		for _, q := range p {
+			isCommon := false
+			for _, c := range common {
+				if Equal(c, q) {
+					isCommon = true
+				}
+			}
+			if !isCommon {
+				keep = append(keep, q)
+			}
+		}
+		if len(keep) == 0 {
+			return And(common...) // one branch is only the common part: the OR is TRUE
+		}
+		k, err := And(keep...)
+		if err != nil {
+			return nil, err
+		}
+		if rest == nil {
+			rest = k
+		} else if rest, err = binaryCall("OR", rest, k); err != nil {
+			return nil, err
+		}
+	}
+	return And(append(common, rest)...)
 }

@@ -30,6 +30,8 @@ var Rules = []Rule{
 		func(n Node, _ *RuleOptions) (Node, error) { return foldPlan(n) }},
 	{"push-down-filters", "after decorrelation, whose joins need the same treatment: conjuncts move below projections, aggregates (on their keys), unions and into join inputs, a WHERE conjunct over two sides of a join onto that join (the keys of a comma FROM list), and scans learn what they may skip",
 		func(n Node, _ *RuleOptions) (Node, error) { return pushDownFilters(n) }},
+	{"order-joins", "after filters sit on the joins they connect and before keys are split: each cluster of inner joins is reordered so no join is a needless cross product and the smaller input of each is the one built",
+		func(n Node, _ *RuleOptions) (Node, error) { return orderJoins(n) }},
 	{"extract-join-keys", "after every condition sits on its join: each splits into equi-keys (computed ones projected under their side), a residual, and for a streaming join an event-time bound with the rest filtered above",
 		func(n Node, _ *RuleOptions) (Node, error) { return extractJoinKeys(n) }},
 	{"prune-columns", "last rewrite: every operator, scan included, carries only the columns something above reads, so the filters placed above are already counted",
