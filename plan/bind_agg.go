@@ -244,7 +244,7 @@ type aggPlan struct {
 	node     Node
 	updating bool
 	keys     []groupKey // the grouping expressions, over the input
-	keyOut   []int  // output column of each key
+	keyOut   []int      // output column of each key
 	aggOut   map[*aggCall]int
 	gid      int // output column of the grouping-set id, -1
 	// winIn is the first window column of the input (a window table
