@@ -40,7 +40,7 @@ func AppendFloat(buf []byte, f float64, bits int) []byte {
 			break
 		}
 	}
-	if exp < -5 || exp > 15 {
+	if exp < -4 || exp > 15 {
 		buf = append(buf, mant...)
 		buf = append(buf, 'e')
 		if exp < 0 {

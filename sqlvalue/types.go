@@ -10,7 +10,7 @@
 //	TINYINT..BIGINT plain digits
 //	FLOAT, DOUBLE  the shortest text that reads back to the same value;
 //	               plain notation with at least one fraction digit while the
-//	               decimal exponent is in [-5, 15] (1.0, 0.25,
+//	               decimal exponent is in [-4, 15] (1.0, 0.25,
 //	               1000000000000000.0), else scientific with a signed,
 //	               two-digit-minimum exponent (1e+16, 1.5e-05); nan, inf,
 //	               -inf. This is the layout of DuckDB (and Python's repr).

@@ -2,8 +2,6 @@ package expr
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -83,11 +81,6 @@ func init() {
 	mustAdd(&funcDef{name: "__clink_interval", hidden: true, desc: "an INTERVAL literal",
 		sigs: []sig{sg("INTERVAL", p(kString), p(kString))}, rule: fixed(IntervalType), build: buildInterval})
 }
-
-// IntervalType is the type of an INTERVAL: a DURATION in nanoseconds.
-var IntervalType arrow.DataType = &arrow.DurationType{Unit: arrow.Nanosecond}
-
-func isInterval(t arrow.DataType) bool { return t.ID() == arrow.DURATION }
 
 type part uint8
 
@@ -182,10 +175,6 @@ func buildPart(name string, k part, x Expr, t arrow.DataType) (Expr, error) {
 	return nil, fmt.Errorf("%s: cannot apply to %s", name, typeName(x.Type()))
 }
 
-var intervalUnits = map[string]time.Duration{
-	"MILLISECOND": time.Millisecond, "SECOND": time.Second, "MINUTE": time.Minute, "HOUR": time.Hour, "DAY": 24 * time.Hour,
-}
-
 func buildInterval(_ string, args []Expr, _ arrow.DataType) (Expr, error) {
 	v, _ := args[0].(*Literal)
 	u, _ := args[1].(*Literal)
@@ -193,61 +182,9 @@ func buildInterval(_ string, args []Expr, _ arrow.DataType) (Expr, error) {
 		return nil, fmt.Errorf("INTERVAL needs a constant value and unit")
 	}
 	text, unit := v.v.(string), strings.ToUpper(u.v.(string))
-	d, ok := intervalUnits[unit]
-	if !ok {
-		return nil, fmt.Errorf("INTERVAL '%s' %s: unsupported unit (MILLISECOND, SECOND, MINUTE, HOUR or DAY)", text, unit)
+	iv, err := IntervalOf(text, unit)
+	if err != nil {
+		return nil, err
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, fmt.Errorf("INTERVAL '%s' %s: the value is not a number", text, unit)
-	}
-	ns := math.Round(f * float64(d))
-	if math.Abs(ns) >= math.MaxInt64 {
-		return nil, fmt.Errorf("INTERVAL '%s' %s is too large", text, unit)
-	}
-	return &Literal{v: arrow.Duration(int64(ns)), t: IntervalType, text: fmt.Sprintf("INTERVAL '%s' %s", text, unit)}, nil
-}
-
-// newTimeShift is ts + iv or ts - iv (neg); the interval is a constant.
-func newTimeShift(op string, l, r Expr) (Expr, error) {
-	ts, iv := l, r
-	if isInterval(l.Type()) {
-		if op == "-" {
-			return nil, fmt.Errorf("cannot apply '-' to INTERVAL and %s: write ts - INTERVAL", typeName(r.Type()))
-		}
-		ts, iv = r, l
-	}
-	if isNull(ts.Type()) {
-		return Lit(nil, arrow.Null), nil
-	}
-	tt, ok := ts.Type().(*arrow.TimestampType)
-	if !ok {
-		return nil, fmt.Errorf("cannot apply '%s' to %s and %s: INTERVAL arithmetic needs a TIMESTAMP", op, typeName(l.Type()), typeName(r.Type()))
-	}
-	lit, ok := iv.(*Literal)
-	if !ok || lit.v == nil {
-		return nil, fmt.Errorf("'%s' %s: the INTERVAL must be a constant", op, iv)
-	}
-	ns := int64(lit.v.(arrow.Duration))
-	per := 1e9 / unitsPerSecond(tt.Unit)
-	if ns%per != 0 {
-		return nil, fmt.Errorf("%s %s %s: the interval is finer than %s; CAST the timestamp to a finer precision first", ts, op, iv, typeName(tt))
-	}
-	delta := ns / per
-	if op == "-" {
-		delta = -delta
-	}
-	text := fmt.Sprintf("(%s %s %s)", l, op, r)
-	row, col := kernel1(func(v arrow.Timestamp) (arrow.Timestamp, bool, error) {
-		s := int64(v) + delta
-		if (delta > 0 && s < int64(v)) || (delta < 0 && s > int64(v)) {
-			return 0, false, fmt.Errorf("%s overflow in %s", typeName(tt), text)
-		}
-		return arrow.Timestamp(s), true, nil
-	})
-	e, err := newCall(op, []Expr{ts}, tt, row, col)
-	if c, ok := e.(*call); ok {
-		c.str = func() string { return text }
-	}
-	return e, err
+	return &Literal{v: iv, t: IntervalType, text: fmt.Sprintf("INTERVAL '%s' %s", text, unit)}, nil
 }

@@ -92,9 +92,9 @@ func canCast(from, to arrow.DataType) bool {
 	case isNumeric(from) && isNumeric(to):
 		return true
 	case isString(to):
-		return isNumeric(from) || isBool(from) || isTemporal(from) || from.ID() == arrow.BINARY
+		return isNumeric(from) || isBool(from) || isTemporal(from) || isInterval(from) || from.ID() == arrow.BINARY
 	case isString(from):
-		return isNumeric(to) || isBool(to) || isTemporal(to) || to.ID() == arrow.BINARY
+		return isNumeric(to) || isBool(to) || isTemporal(to) || isInterval(to) || to.ID() == arrow.BINARY
 	case isTemporal(from) && isTemporal(to):
 		return true
 	case isBool(from) && isInt(to), isInt(from) && isBool(to):
@@ -194,6 +194,14 @@ func castValue(v any, from, to arrow.DataType) (any, error) {
 			return convertUnit(int64(x), from.(*arrow.TimestampType).Unit, u, v, from, to)
 		case arrow.Date32:
 			return convertUnit(int64(x)*86400, arrow.Second, u, v, from, to)
+		}
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		if x, ok := v.(string); ok {
+			iv, err := ParseInterval(x)
+			if err != nil {
+				return nil, castErr(v, from, to, err.Error())
+			}
+			return iv, nil
 		}
 	case arrow.DATE32:
 		switch x := v.(type) {
