@@ -16,11 +16,7 @@ import (
 //	dayofweek(t) (1 = Sunday .. 7 = Saturday), week(t) (ISO week)
 //	                                 BIGINT; t is TIMESTAMP or DATE
 //	hour(ts), minute(ts), second(ts) BIGINT; ts is TIMESTAMP
-//	date_part(unit, t)               BIGINT: EXTRACT(unit FROM t), which the
-//	                                 parser does not read; unit is a constant
-//	                                 'YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY',
-//	                                 'DOY', 'DOW', 'HOUR', 'MINUTE', 'SECOND',
-//	                                 'MILLISECOND', 'MICROSECOND'
+//	extract / date_part(field, t)    see builtins_extract.go
 //	date_format(ts, fmt)             VARCHAR in a Java SimpleDateFormat
 //	                                 pattern (see compileDateFormat)
 //	ts + INTERVAL, ts - INTERVAL,    TIMESTAMP(p) of ts's precision; the
@@ -55,27 +51,6 @@ func init() {
 				return buildPart(name, partOf[unit], args[0], t)
 			}})
 	}
-	mustAdd(&funcDef{name: "date_part", desc: "a field of a date-time (EXTRACT(unit FROM t)), as BIGINT",
-		sigs: []sig{sg("BIGINT", p(kString), tmp)}, rule: fixed(tInt64),
-		build: func(name string, args []Expr, t arrow.DataType) (Expr, error) {
-			l, ok := args[0].(*Literal)
-			u, _ := l.Value().(string)
-			if !ok || u == "" {
-				return nil, fmt.Errorf("date_part: the unit must be a constant such as 'HOUR'")
-			}
-			k, ok := partOf[strings.ToLower(u)]
-			if !ok {
-				return nil, fmt.Errorf("date_part: unknown unit %s", sqlLiteral(u, tString))
-			}
-			if k >= pHour && args[1].Type().ID() == arrow.DATE32 {
-				return nil, fmt.Errorf("date_part: a DATE has no %s", strings.ToUpper(u))
-			}
-			e, err := buildPart(name, k, args[1], t)
-			if c, ok := e.(*call); ok {
-				c.str = func() string { return fmt.Sprintf("date_part(%s, %s)", l, args[1]) }
-			}
-			return e, err
-		}})
 	mustAdd(&funcDef{name: "date_format", desc: "format a timestamp with a Java SimpleDateFormat pattern",
 		sigs: []sig{sg("VARCHAR", ts, p(kString))}, rule: fixed(tString), build: buildDateFormat})
 	mustAdd(&funcDef{name: "__clink_interval", hidden: true, desc: "an INTERVAL literal",

@@ -87,7 +87,7 @@ func TestResultTypeStableAcrossBatches(t *testing.T) {
 					a, err := e.EvalColumnar(mem, rec)
 					rec.Release()
 					if err != nil {
-						if len(rows) > 9 { // populated batches may legitimately fail (overflow)
+						if len(rows) > 0 && &rows[0] != &allNullRows[0] { // populated batches may legitimately fail (overflow)
 							continue
 						}
 						t.Fatal(err)
@@ -231,7 +231,7 @@ func TestFunctionErrors(t *testing.T) {
 		{"greatest", []Expr{col("b"), col("i")}, "incompatible types BOOLEAN and INT"},
 		{"regexp_extract", []Expr{col("s"), Lit("(a)\\1", tStr)}, "regexp_extract: invalid regular expression '(a)\\1'"},
 		{"date_format", []Expr{col("ts"), Lit("yyyy-QQ", tStr)}, "unsupported pattern letter 'Q'"},
-		{"date_part", []Expr{Lit("fortnight", tStr), col("ts")}, "date_part: unknown unit 'fortnight'"},
+		{"date_part", []Expr{Lit("fortnight", tStr), col("ts")}, "date_part: unknown field 'fortnight'"},
 		{"parse_json", []Expr{Lit("{", tStr)}, "parse_json: invalid JSON text '{'"},
 		{"count_char", []Expr{Lit("abc", tStr), Lit("ab", tStr)}, ""}, // a UDF is not folded: the error is at run time
 		{"nope", nil, "unknown function nope"},
