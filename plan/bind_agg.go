@@ -167,7 +167,10 @@ func (b *binder) bindAggCall(f *sqlparser.FuncExpr, in *scope) (ops.AggSpec, exp
 		return ops.AggSpec{}, nil, err
 	}
 	t := arg.Type()
-	spec := ops.AggSpec{Func: name, Distinct: f.Distinct}
+	spec := ops.AggSpec{Func: name, Distinct: f.Distinct, Text: strings.ToUpper(name) + "(" + sqlparser.String(ae.Expr) + ")"}
+	if f.Distinct {
+		spec.Text = strings.ToUpper(name) + "(DISTINCT " + sqlparser.String(ae.Expr) + ")"
+	}
 	switch name {
 	case "count":
 		spec.Type = arrow.PrimitiveTypes.Int64
@@ -175,6 +178,9 @@ func (b *binder) bindAggCall(f *sqlparser.FuncExpr, in *scope) (ops.AggSpec, exp
 		switch t.ID() {
 		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
 			spec.Type = arrow.PrimitiveTypes.Int64
+			if name == "avg" {
+				spec.Type = arrow.PrimitiveTypes.Float64 // AVG(1, 2) is 1.5, not 1
+			}
 		case arrow.FLOAT32, arrow.FLOAT64:
 			spec.Type = arrow.PrimitiveTypes.Float64
 		case arrow.DECIMAL128:
