@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 // ParseType reads a Flink SQL type name (case-insensitive) and returns the
@@ -309,87 +310,6 @@ func (p *parser) closeAngle(what string) error {
 // TypeString renders an Arrow type in SQL terms (BIGINT, DECIMAL(10, 2),
 // TIMESTAMP(3), ROW<`a` BIGINT, ...>, VARCHAR), the spelling DESCRIBE shows
 // and ParseType reads back. Types SQL has no name for (e.g. unsigned
-// integers from a Parquet file) render as Arrow names in upper case.
-func TypeString(t arrow.DataType) string {
-	switch t := t.(type) {
-	case nil:
-		return "NULL"
-	case *arrow.BooleanType:
-		return "BOOLEAN"
-	case *arrow.Int8Type:
-		return "TINYINT"
-	case *arrow.Int16Type:
-		return "SMALLINT"
-	case *arrow.Int32Type:
-		return "INT"
-	case *arrow.Int64Type:
-		return "BIGINT"
-	case *arrow.Float32Type:
-		return "FLOAT"
-	case *arrow.Float64Type:
-		return "DOUBLE"
-	case *arrow.Decimal128Type:
-		return fmt.Sprintf("DECIMAL(%d, %d)", t.Precision, t.Scale)
-	case *arrow.Decimal256Type:
-		return fmt.Sprintf("DECIMAL(%d, %d)", t.Precision, t.Scale)
-	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
-		return "VARCHAR"
-	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType, *arrow.FixedSizeBinaryType:
-		return "BYTES"
-	case *arrow.Date32Type, *arrow.Date64Type:
-		return "DATE"
-	case *arrow.TimestampType:
-		name := "TIMESTAMP"
-		if t.TimeZone != "" {
-			name = "TIMESTAMP_LTZ"
-		}
-		return fmt.Sprintf("%s(%d)", name, unitPrecision(t.Unit))
-	case *arrow.Time32Type:
-		return fmt.Sprintf("TIME(%d)", unitPrecision(t.Unit))
-	case *arrow.Time64Type:
-		return fmt.Sprintf("TIME(%d)", unitPrecision(t.Unit))
-	case *arrow.StructType:
-		var b strings.Builder
-		b.WriteString("ROW<")
-		for i, f := range t.Fields() {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(quoteIdent(f.Name))
-			b.WriteByte(' ')
-			b.WriteString(TypeString(f.Type))
-			if !f.Nullable {
-				b.WriteString(" NOT NULL")
-			}
-		}
-		b.WriteString(">")
-		return b.String()
-	case *arrow.MapType:
-		return "MAP<" + TypeString(t.KeyType()) + ", " + TypeString(t.ItemType()) + ">"
-	case *arrow.ListType:
-		s := "ARRAY<" + TypeString(t.Elem())
-		if !t.ElemField().Nullable {
-			s += " NOT NULL"
-		}
-		return s + ">"
-	case *arrow.LargeListType:
-		return "ARRAY<" + TypeString(t.Elem()) + ">"
-	case *arrow.FixedSizeListType:
-		return "ARRAY<" + TypeString(t.Elem()) + ">"
-	case *arrow.DictionaryType:
-		return TypeString(t.ValueType)
-	}
-	return strings.ToUpper(t.String())
-}
-
-func unitPrecision(u arrow.TimeUnit) int {
-	switch u {
-	case arrow.Second:
-		return 0
-	case arrow.Millisecond:
-		return 3
-	case arrow.Microsecond:
-		return 6
-	}
-	return 9
-}
+// integers from a Parquet file) render as Arrow names in upper case. The
+// spelling is package sqlvalue's, shared with the executor's messages.
+func TypeString(t arrow.DataType) string { return sqlvalue.TypeName(t) }
