@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
 // Date, time and interval arithmetic (PostgreSQL's operators; DuckDB's
@@ -349,21 +348,4 @@ func dateBound(op cmpOp, d Expr, lit *Literal) (cmpOp, *Literal, bool) {
 		return opGt, bound, true
 	}
 	return op, nil, false
-}
-
-// numToFloat reads a numeric row value as float64 (the interval factor).
-func numToFloat(v any, t arrow.DataType) float64 {
-	switch x := v.(type) {
-	case int32:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case float32:
-		return float64(x)
-	case float64:
-		return x
-	case decimal128.Num:
-		return decToFloat(x, t.(*arrow.Decimal128Type).Scale)
-	}
-	return math.NaN()
 }
