@@ -98,9 +98,9 @@ func Appender(t arrow.DataType) AppendFunc {
 			return AppendInterval(buf, arr.(*array.MonthDayNanoInterval).Value(i))
 		}
 	case *arrow.StructType:
-		return structAppender(t)
+		return canonical.Struct(t)
 	case *arrow.ListType:
-		return listAppender(t.Elem())
+		return canonical.List(t.Elem())
 	case *arrow.DictionaryType:
 		inner := Appender(t.ValueType)
 		return func(arr arrow.Array, i int, buf []byte) []byte {
@@ -130,30 +130,48 @@ func zone(t *arrow.TimestampType) *time.Location {
 	return nil
 }
 
-// nested wraps fn for a position inside a ROW or ARRAY, where NULL is
-// spelled NULL.
-func nested(fn AppendFunc) AppendFunc {
+// Nesting is how ROW and ARRAY values are spelled around their elements:
+// the canonical text writes {a=1, b=x} and [1, NULL]; the shell's JSON
+// output writes {"a":1,"b":"x"} and [1,null] with the same walk.
+type Nesting struct {
+	Key  func(buf []byte, name string) []byte // a ROW field's name and separator
+	Sep  string                               // between elements
+	Null string                               // a NULL element
+	Elem func(arrow.DataType) AppendFunc      // the appender of an element's type
+}
+
+var canonical = Nesting{
+	Key:  func(buf []byte, name string) []byte { return append(append(buf, name...), '=') },
+	Sep:  ", ",
+	Null: "NULL",
+}
+
+func init() { canonical.Elem = Appender } // Appender refers to canonical
+
+func (n Nesting) elem(t arrow.DataType) AppendFunc {
+	fn := n.Elem(t)
 	return func(arr arrow.Array, i int, buf []byte) []byte {
 		if arr.IsNull(i) {
-			return append(buf, "NULL"...)
+			return append(buf, n.Null...)
 		}
 		return fn(arr, i, buf)
 	}
 }
 
-func structAppender(t *arrow.StructType) AppendFunc {
+// Struct is the appender of a ROW column.
+func (n Nesting) Struct(t *arrow.StructType) AppendFunc {
 	fields := make([]AppendFunc, t.NumFields())
 	keys := make([][]byte, t.NumFields())
 	for f, field := range t.Fields() {
-		fields[f] = nested(Appender(field.Type))
-		keys[f] = append([]byte(field.Name), '=')
+		fields[f] = n.elem(field.Type)
+		keys[f] = n.Key(nil, field.Name)
 	}
 	return func(arr arrow.Array, i int, buf []byte) []byte {
 		s := arr.(*array.Struct)
 		buf = append(buf, '{')
 		for f, fn := range fields {
 			if f > 0 {
-				buf = append(buf, ", "...)
+				buf = append(buf, n.Sep...)
 			}
 			buf = append(buf, keys[f]...)
 			buf = fn(s.Field(f), i, buf)
@@ -162,8 +180,9 @@ func structAppender(t *arrow.StructType) AppendFunc {
 	}
 }
 
-func listAppender(elem arrow.DataType) AppendFunc {
-	fn := nested(Appender(elem))
+// List is the appender of an ARRAY column of elem.
+func (n Nesting) List(elem arrow.DataType) AppendFunc {
+	fn := n.elem(elem)
 	return func(arr arrow.Array, i int, buf []byte) []byte {
 		l := arr.(*array.List)
 		start, end := l.ValueOffsets(i)
@@ -171,7 +190,7 @@ func listAppender(elem arrow.DataType) AppendFunc {
 		buf = append(buf, '[')
 		for j := start; j < end; j++ {
 			if j > start {
-				buf = append(buf, ", "...)
+				buf = append(buf, n.Sep...)
 			}
 			buf = fn(vals, int(j), buf)
 		}

@@ -81,9 +81,9 @@ func newJSONAppender(dt arrow.DataType) appendFunc {
 			return append(buf, '"')
 		}
 	case *arrow.StructType:
-		return newStructAppender(t)
+		return appendFunc(jsonNesting.Struct(t))
 	case *arrow.ListType:
-		return newListAppender(t.Elem())
+		return appendFunc(jsonNesting.List(t.Elem()))
 	case *arrow.DictionaryType:
 		inner := newJSONAppender(t.ValueType)
 		return func(arr arrow.Array, i int, buf []byte) []byte {
@@ -111,53 +111,15 @@ func newJSONAppender(dt arrow.DataType) appendFunc {
 	}
 }
 
-// nullable wraps fn for a nested JSON position (a ROW field, an ARRAY
-// element), where the caller cannot check for NULL itself.
-func nullable(fn appendFunc) appendFunc {
-	return func(arr arrow.Array, i int, buf []byte) []byte {
-		if arr.IsNull(i) {
-			return append(buf, "null"...)
-		}
-		return fn(arr, i, buf)
-	}
+// jsonNesting spells ROW as an object and ARRAY as an array.
+var jsonNesting = sqlvalue.Nesting{
+	Key:  func(buf []byte, name string) []byte { return append(appendJSONString(buf, name), ':') },
+	Sep:  ",",
+	Null: "null",
 }
 
-func newStructAppender(t *arrow.StructType) appendFunc {
-	fields := make([]appendFunc, t.NumFields())
-	keys := make([][]byte, t.NumFields())
-	for f, field := range t.Fields() {
-		fields[f] = nullable(newJSONAppender(field.Type))
-		keys[f] = append(appendJSONString(nil, field.Name), ':')
-	}
-	return func(arr arrow.Array, i int, buf []byte) []byte {
-		s := arr.(*array.Struct)
-		buf = append(buf, '{')
-		for f, fn := range fields {
-			if f > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, keys[f]...)
-			buf = fn(s.Field(f), i, buf)
-		}
-		return append(buf, '}')
-	}
-}
-
-func newListAppender(elem arrow.DataType) appendFunc {
-	fn := nullable(newJSONAppender(elem))
-	return func(arr arrow.Array, i int, buf []byte) []byte {
-		l := arr.(*array.List)
-		start, end := l.ValueOffsets(i)
-		vals := l.ListValues()
-		buf = append(buf, '[')
-		for j := start; j < end; j++ {
-			if j > start {
-				buf = append(buf, ',')
-			}
-			buf = fn(vals, int(j), buf)
-		}
-		return append(buf, ']')
-	}
+func init() {
+	jsonNesting.Elem = func(t arrow.DataType) sqlvalue.AppendFunc { return sqlvalue.AppendFunc(newJSONAppender(t)) }
 }
 
 // appendJSONFloat is the canonical float text, which is a JSON number,

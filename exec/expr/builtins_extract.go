@@ -195,19 +195,14 @@ func buildExtract(name string, args []Expr, t arrow.DataType) (Expr, error) {
 			e, err = newCall(name, []Expr{x}, t, row, col)
 			break
 		}
-		row, col := kernel1(func(v arrow.Timestamp) (int64, bool, error) {
-			days, nanos := civil(int64(v), u)
-			return extractCivil(f, days, nanos), true, nil
-		})
-		e, err = newCall(name, []Expr{x}, t, row, col)
+		e, err = civilField(name, f, x, t, 0)
 	case *arrow.Date32Type:
 		if f == fEpoch {
 			row, col := kernel1(func(v arrow.Date32) (float64, bool, error) { return float64(int64(v) * 86400), true, nil })
 			e, err = newCall(name, []Expr{x}, t, row, col)
 			break
 		}
-		row, col := kernel1(func(v arrow.Date32) (int64, bool, error) { return extractCivil(f, int64(v), 0), true, nil })
-		e, err = newCall(name, []Expr{x}, t, row, col)
+		e, err = civilField(name, f, x, t, 0)
 	case *arrow.MonthDayNanoIntervalType:
 		if f == fEpoch {
 			row, col := kernel1(func(v mdn) (float64, bool, error) {
@@ -220,6 +215,23 @@ func buildExtract(name string, args []Expr, t arrow.DataType) (Expr, error) {
 		e, err = newCall(name, []Expr{x}, t, row, col)
 	}
 	return setText(e, text), err
+}
+
+// civilField is field f (plus a constant) of a TIMESTAMP or DATE x.
+func civilField(name string, f field, x Expr, t arrow.DataType, plus int64) (Expr, error) {
+	switch xt := x.Type().(type) {
+	case *arrow.TimestampType:
+		u := xt.Unit
+		row, col := kernel1(func(v arrow.Timestamp) (int64, bool, error) {
+			days, nanos := civil(int64(v), u)
+			return extractCivil(f, days, nanos) + plus, true, nil
+		})
+		return newCall(name, []Expr{x}, t, row, col)
+	case *arrow.Date32Type:
+		row, col := kernel1(func(v arrow.Date32) (int64, bool, error) { return extractCivil(f, int64(v), 0) + plus, true, nil })
+		return newCall(name, []Expr{x}, t, row, col)
+	}
+	return nil, fmt.Errorf("%s: cannot apply to %s", name, typeName(x.Type()))
 }
 
 // extractCivil is field f of the date-time days (since 1970-01-01) plus

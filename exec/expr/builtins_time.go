@@ -3,7 +3,6 @@ package expr
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -24,13 +23,9 @@ import (
 //	                                 units of p (else a planning error);
 //	                                 overflow is an error
 //
-// INTERVAL: the dialect layer rewrites INTERVAL '4' SECOND into
-// __clink_interval('4', 'SECOND'), which is a constant of type INTERVAL,
-// stored as an Arrow DURATION in nanoseconds (row form arrow.Duration).
-// Day-time intervals only (MILLISECOND, SECOND, MINUTE, HOUR, DAY), which is
-// what the dialect accepts; a DURATION, not MonthDayNano, because every
-// such interval is a fixed length and adds to a timestamp by one integer
-// addition.
+// INTERVAL: the old dialect layer rewrites INTERVAL '4' SECOND into
+// __clink_interval('4', 'SECOND'), a constant of type INTERVAL
+// (interval.go: months, days and nanoseconds; IntervalOf reads the unit).
 func init() {
 	tmp := p(kTemporal)
 	ts := p(kTimestamp)
@@ -44,40 +39,17 @@ func init() {
 		{"hour", "the hour (0-23)", ts}, {"minute", "the minute (0-59)", ts}, {"second", "the second (0-59)", ts},
 	}
 	for _, pt := range parts {
-		unit := pt.name
+		f := fieldOf[pt.name]
 		mustAdd(&funcDef{name: pt.name, desc: pt.desc + " of a date-time, as BIGINT",
 			sigs: []sig{sg("BIGINT", pt.args)}, rule: fixed(tInt64),
 			build: func(name string, args []Expr, t arrow.DataType) (Expr, error) {
-				return buildPart(name, partOf[unit], args[0], t)
+				return buildPart(name, f, args[0], t)
 			}})
 	}
 	mustAdd(&funcDef{name: "date_format", desc: "format a timestamp with a Java SimpleDateFormat pattern",
 		sigs: []sig{sg("VARCHAR", ts, p(kString))}, rule: fixed(tString), build: buildDateFormat})
 	mustAdd(&funcDef{name: "__clink_interval", hidden: true, desc: "an INTERVAL literal",
 		sigs: []sig{sg("INTERVAL", p(kString), p(kString))}, rule: fixed(IntervalType), build: buildInterval})
-}
-
-type part uint8
-
-const (
-	pYear part = iota
-	pQuarter
-	pMonth
-	pWeek
-	pDay
-	pDoy
-	pDow
-	pHour // parts from here on need a time of day
-	pMinute
-	pSecond
-	pMilli
-	pMicro
-)
-
-var partOf = map[string]part{
-	"year": pYear, "quarter": pQuarter, "month": pMonth, "week": pWeek, "day": pDay, "dayofmonth": pDay,
-	"doy": pDoy, "dayofyear": pDoy, "dow": pDow, "dayofweek": pDow, "hour": pHour, "minute": pMinute,
-	"second": pSecond, "millisecond": pMilli, "microsecond": pMicro,
 }
 
 // civil splits a timestamp into days since the epoch and the nanoseconds
@@ -90,64 +62,18 @@ func civil(v int64, u arrow.TimeUnit) (days, nanos int64) {
 	return days, (secs-days*86400)*1e9 + sub*(1e9/ups)
 }
 
-func dateField(k part, days int64) int64 {
-	y, m, d := civilFromDays(days)
-	switch k {
-	case pYear:
-		return y
-	case pQuarter:
-		return int64(m-1)/3 + 1
-	case pMonth:
-		return int64(m)
-	case pDay:
-		return int64(d)
-	case pDoy:
-		return days - daysFromCivil(y, 1, 1) + 1
-	case pDow:
-		return ((days+4)%7+7)%7 + 1 // 1970-01-01 was a Thursday (5)
-	case pWeek:
-		_, w := time.Date(int(y), time.Month(m), d, 0, 0, 0, 0, time.UTC).ISOWeek()
-		return int64(w)
-	}
-	return 0
-}
-
-func timeField(k part, nanos int64) int64 {
-	switch k {
-	case pHour:
-		return nanos / 3600e9
-	case pMinute:
-		return nanos / 60e9 % 60
-	case pSecond:
-		return nanos / 1e9 % 60
-	case pMilli:
-		return nanos / 1e6 % 60000 // Flink: seconds and fraction, in ms
-	case pMicro:
-		return nanos / 1e3 % 60000000
-	}
-	return 0
-}
-
-func buildPart(name string, k part, x Expr, t arrow.DataType) (Expr, error) {
-	switch xt := x.Type().(type) {
-	case *arrow.TimestampType:
-		u := xt.Unit
-		row, col := kernel1(func(v arrow.Timestamp) (int64, bool, error) {
-			days, nanos := civil(int64(v), u)
-			if k >= pHour {
-				return timeField(k, nanos), true, nil
-			}
-			return dateField(k, days), true, nil
-		})
-		return newCall(name, []Expr{x}, t, row, col)
-	case *arrow.Date32Type:
-		row, col := kernel1(func(v arrow.Date32) (int64, bool, error) { return dateField(k, int64(v)), true, nil })
-		return newCall(name, []Expr{x}, t, row, col)
-	}
+// buildPart is one of the field functions (year(t), hour(ts), ...):
+// extract's field, except dayofweek, which counts 1 = Sunday as Flink
+// where extract's dow counts 0.
+func buildPart(name string, f field, x Expr, t arrow.DataType) (Expr, error) {
 	if isNull(x.Type()) {
 		return Lit(nil, t), nil
 	}
-	return nil, fmt.Errorf("%s: cannot apply to %s", name, typeName(x.Type()))
+	var plus int64
+	if name == "dayofweek" {
+		plus = 1
+	}
+	return civilField(name, f, x, t, plus)
 }
 
 func buildInterval(_ string, args []Expr, _ arrow.DataType) (Expr, error) {
