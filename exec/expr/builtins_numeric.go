@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/big"
@@ -88,7 +89,7 @@ func init() {
 			switch x.Type().ID() {
 			case arrow.INT32, arrow.INT64:
 				return strictCall(name, args, []arrow.DataType{tInt64}, t, func([]Expr) (rowFn, colFn) {
-					return kernel1(func(v int64) (int32, bool, error) { return int32(cmpInt(v, 0)), true, nil })
+					return kernel1(func(v int64) (int32, bool, error) { return int32(cmp.Compare(v, 0)), true, nil })
 				})
 			case arrow.DECIMAL128:
 				row, col := kernel1(func(v decimal128.Num) (int32, bool, error) { return int32(v.Sign()), true, nil })
@@ -118,16 +119,6 @@ func init() {
 		build: func(name string, args []Expr, t arrow.DataType) (Expr, error) {
 			return &Literal{v: typeName(args[0].Type()), t: t, text: name + "(" + args[0].String() + ")"}, nil
 		}})
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // randomExpr is random(): not a constant, so never folded.
