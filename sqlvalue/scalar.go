@@ -29,16 +29,27 @@ func AppendFloat(buf []byte, f float64, bits int) []byte {
 		}
 		return append(buf, "0.0"...)
 	}
-	// The shortest digits and the decimal exponent decide the layout.
+	// The shortest digits and the decimal exponent decide the layout; the
+	// plain form is laid out from the same digits (one conversion).
 	var tmp [32]byte
 	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, bits) // -d.ddde±xx
-	mant, exp := e, 0
-	for i := len(e) - 1; i >= 0; i-- {
-		if e[i] == 'e' {
-			mant = e[:i]
-			exp, _ = strconv.Atoi(string(e[i+1:]))
-			break
-		}
+	neg := e[0] == '-'
+	if neg {
+		e = e[1:]
+	}
+	k := len(e) - 1
+	for e[k] != 'e' {
+		k--
+	}
+	mant, exp := e[:k], 0
+	for _, c := range e[k+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if e[k+1] == '-' {
+		exp = -exp
+	}
+	if neg {
+		buf = append(buf, '-')
 	}
 	if exp < -4 || exp > 15 {
 		buf = append(buf, mant...)
@@ -54,14 +65,30 @@ func AppendFloat(buf []byte, f float64, bits int) []byte {
 		}
 		return strconv.AppendInt(buf, int64(exp), 10)
 	}
-	start := len(buf)
-	buf = strconv.AppendFloat(buf, f, 'f', -1, bits)
-	for _, c := range buf[start:] {
-		if c == '.' {
-			return buf
+	var digits [24]byte
+	d := append(digits[:0], mant[0])
+	if len(mant) > 2 {
+		d = append(d, mant[2:]...) // skip the point
+	}
+	if exp < 0 {
+		buf = append(buf, '0', '.')
+		for i := -1; i > exp; i-- {
+			buf = append(buf, '0')
+		}
+		return append(buf, d...)
+	}
+	for i := 0; i <= exp; i++ {
+		if i < len(d) {
+			buf = append(buf, d[i])
+		} else {
+			buf = append(buf, '0')
 		}
 	}
-	return append(buf, '.', '0')
+	buf = append(buf, '.')
+	if exp+1 >= len(d) {
+		return append(buf, '0')
+	}
+	return append(buf, d[exp+1:]...)
 }
 
 // AppendDecimal appends n with exactly scale fraction digits. Values that

@@ -2,6 +2,7 @@ package sqlvalue
 
 import (
 	"math"
+	"math/rand"
 	"strconv"
 	"testing"
 
@@ -154,5 +155,54 @@ func BenchmarkAppendFloat(b *testing.B) {
 	buf := make([]byte, 0, 32)
 	for i := 0; i < b.N; i++ {
 		buf = AppendFloat(buf[:0], float64(i)*1.25, 64)
+	}
+}
+
+// AppendFloat lays out the shortest digits itself; a reference built from
+// strconv's own 'f' and 'e' forms must agree for random values of every
+// magnitude, and the text must read back to the value.
+func TestAppendFloatMatchesReference(t *testing.T) {
+	ref := func(f float64, bits int) string {
+		e := strconv.FormatFloat(f, 'e', -1, bits)
+		x, _ := strconv.Atoi(e[len(e)-3:])
+		if e[len(e)-3] == '-' || e[len(e)-3] == '+' {
+			x, _ = strconv.Atoi(e[len(e)-2:])
+			if e[len(e)-3] == '-' {
+				x = -x
+			}
+		}
+		if x < -4 || x > 15 {
+			return e // strconv writes two exponent digits at least, as DuckDB
+		}
+		s := strconv.FormatFloat(f, 'f', -1, bits)
+		for _, c := range s {
+			if c == '.' {
+				return s
+			}
+		}
+		return s + ".0"
+	}
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 200000; i++ {
+		f := math.Float64frombits(rng.Uint64())
+		if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
+			continue
+		}
+		if i%2 == 0 { // also ordinary magnitudes
+			f = (rng.Float64() - 0.5) * math.Pow(10, float64(rng.Intn(40)-20))
+		}
+		got := string(AppendFloat(nil, f, 64))
+		if want := ref(f, 64); got != want {
+			t.Fatalf("AppendFloat(%v) = %s, want %s", f, got, want)
+		}
+		if back, err := strconv.ParseFloat(got, 64); err != nil || back != f {
+			t.Fatalf("%s reads back as %v", got, back)
+		}
+		g := float32(f)
+		if !math.IsInf(float64(g), 0) && g != 0 {
+			if got, want := string(AppendFloat(nil, float64(g), 32)), ref(float64(g), 32); got != want {
+				t.Fatalf("AppendFloat(float32 %v) = %s, want %s", g, got, want)
+			}
+		}
 	}
 }
