@@ -370,11 +370,7 @@ func constPattern(name string, e Expr, prefix string) (*regexp.Regexp, error) {
 	if !ok || l.v == nil {
 		return nil, nil
 	}
-	re, err := regexp.Compile(prefix + l.v.(string))
-	if err != nil {
-		return nil, fmt.Errorf("%s: invalid regular expression %s: %v (RE2 syntax: no backreferences or lookaround)", name, sqlLiteral(l.v, tString), err)
-	}
-	return re, nil
+	return compileRegexFor(name, prefix+l.v.(string))
 }
 
 func constFlags(name string, args []Expr, at int) (string, error) {
@@ -408,7 +404,7 @@ func buildRegexpReplace(name string, args []Expr, t arrow.DataType) (Expr, error
 			re := fixedRe
 			if re == nil {
 				var err error
-				if re, err = cache.get(prefix + pat); err != nil {
+				if re, err = cache.getFor(name, prefix+pat); err != nil {
 					return "", false, err
 				}
 			}
@@ -440,7 +436,7 @@ func buildRegexpMatches(name string, args []Expr, t arrow.DataType) (Expr, error
 			re := fixedRe
 			if re == nil {
 				var err error
-				if re, err = cache.get(prefix + pat); err != nil {
+				if re, err = cache.getFor(name, prefix+pat); err != nil {
 					return false, false, err
 				}
 			}

@@ -17,7 +17,7 @@ import (
 // Cast converts its input to another type. The policy, in one place: a
 // value that cannot be converted is an error naming the value and the
 // target type, never NULL and never a silently different value. (There is
-// no TRY_CAST yet; CAST of NULL is NULL.)
+// NULL-on-failure variant is TRY_CAST, NewTryCast; CAST of NULL is NULL.)
 //
 //	from \ to         INT/BIGINT           FLOAT/DOUBLE      DECIMAL(p,s)          VARCHAR         BOOLEAN      TIMESTAMP/DATE
 //	INT/BIGINT        range-checked        exact or nearest  range-checked         digits          <> 0         -

@@ -94,7 +94,8 @@ func IntervalOf(value, unit string) (arrow.MonthDayNanoInterval, error) {
 
 // ParseInterval reads interval text: what the formatter writes ('1 year 2
 // months 3 days 04:05:06.5', '-1 day -01:00:00') and PostgreSQL's verbose
-// input ('3 days 4 hours', '1.5 hours', '2 weeks ago' is not supported).
+// input ('3 days 4 hours', '1.5 hours', '3days'), with the units and
+// abbreviations of IntervalOf.
 func ParseInterval(text string) (arrow.MonthDayNanoInterval, error) {
 	bad := func() (mdn, error) { return mdn{}, fmt.Errorf("invalid INTERVAL value '%s'", text) }
 	fields := strings.Fields(strings.ToLower(text))
