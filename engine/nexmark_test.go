@@ -335,7 +335,7 @@ var nexmarkExpect = map[string]func(d *nxData) []exec.Row{
 			}
 		}
 		for c := range sum {
-			out = append(out, exec.Row{c, sum[c] / n[c]})
+			out = append(out, exec.Row{c, float64(sum[c]) / float64(n[c])}) // AVG over BIGINT is DOUBLE
 		}
 		return
 	},
@@ -455,7 +455,7 @@ var nexmarkExpect = map[string]func(d *nxData) []exec.Row{
 			}
 		}
 		for k, a := range groups {
-			out = append(out, exec.Row{k[0], k[1], a.n, a.r1, a.r2, a.r3, a.lo, a.hi, a.sum / a.n, a.sum})
+			out = append(out, exec.Row{k[0], k[1], a.n, a.r1, a.r2, a.r3, a.lo, a.hi, float64(a.sum) / float64(a.n), a.sum}) // AVG: DOUBLE
 		}
 		return
 	},

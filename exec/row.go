@@ -23,6 +23,8 @@ import (
 //	BINARY               []byte
 //	TIMESTAMP(unit)      arrow.Timestamp (in the type's unit)
 //	DATE32               arrow.Date32
+//	INTERVAL             arrow.MonthDayNanoInterval (months, days, nanoseconds
+//	                     kept apart: '1 month' is not '30 days')
 //	STRUCT (ROW<...>)    Row (one value per field)
 //	LIST (ARRAY<...>)    []any
 //
@@ -93,6 +95,8 @@ func Value(arr arrow.Array, i int) any {
 	case *array.Timestamp:
 		return a.Value(i)
 	case *array.Date32:
+		return a.Value(i)
+	case *array.MonthDayNanoInterval:
 		return a.Value(i)
 	case *array.Dictionary:
 		return Value(a.Dictionary(), a.GetValueIndex(i))
@@ -182,6 +186,12 @@ func AppendValue(b array.Builder, v any) error {
 		bb.Append(x)
 	case *array.Date32Builder:
 		x, ok := v.(arrow.Date32)
+		if !ok {
+			return typeErr(b, v)
+		}
+		bb.Append(x)
+	case *array.MonthDayNanoIntervalBuilder:
+		x, ok := v.(arrow.MonthDayNanoInterval)
 		if !ok {
 			return typeErr(b, v)
 		}

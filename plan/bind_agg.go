@@ -367,7 +367,7 @@ func (b *binder) preAggregate(p *aggPlan, aggs *aggCollector) (pre []Expr, names
 		pre, names = append(pre, k.x), append(names, k.name)
 	}
 	for i, a := range aggs.calls {
-		spec := ops.AggSpec{Func: a.Func, Distinct: a.Distinct, Col: -1, Type: a.T}
+		spec := ops.AggSpec{Func: a.Func, Distinct: a.Distinct, Col: -1, Type: a.T, Text: a.Text}
 		var arg Expr
 		if len(a.Args) == 1 {
 			arg = a.Args[0]

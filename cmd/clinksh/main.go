@@ -14,13 +14,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/clink-sql/clink/engine"
-	"github.com/clink-sql/clink/metrics"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+
+	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/metrics"
 
 	"github.com/chzyer/readline"
 )

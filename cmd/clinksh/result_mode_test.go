@@ -159,7 +159,7 @@ func TestTableModeRetractsNaN(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Flush()
-	if got := strings.TrimSpace(b.String()); got != "k,x\nzero,0" {
+	if got := strings.TrimSpace(b.String()); got != "k,x\nzero,0.0" {
 		t.Errorf("table:\n%s\nwant only the 0.0 row", got)
 	}
 }

@@ -16,16 +16,20 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// NewBinary builds a binary operator: arithmetic + - * / %, comparisons
-// = <> != < > <= >=, and the logical AND / OR. Operands are widened to a
+// NewBinary builds a binary operator: arithmetic + - * / % (over numbers,
+// and over dates, timestamps and intervals: datetime_arith.go), string
+// concatenation ||, comparisons = <> != < > <= >=, and the logical AND /
+// OR. Operands are widened to a
 // common type here, once, so every kernel sees two inputs of one type.
 func NewBinary(op string, l, r Expr) (Expr, error) {
 	switch o := strings.ToUpper(strings.TrimSpace(op)); o {
 	case "+", "-", "*", "/", "%":
-		if (o == "+" || o == "-") && (isInterval(l.Type()) || isInterval(r.Type())) {
-			return newTimeShift(o, l, r)
+		if e, ok, err := newTemporalArith(o, l, r); ok {
+			return e, err
 		}
 		return newArith(o, l, r, "")
+	case "||":
+		return newConcatOp(l, r)
 	case "=", "<>", "!=", "<", ">", "<=", ">=":
 		return newCompare(o, l, r)
 	case "AND", "OR":
@@ -49,8 +53,11 @@ func NewBinary(op string, l, r Expr) (Expr, error) {
 //
 // narrowed past 38 digits as Flink does (keep the integer digits, scale no
 // lower than 6), rounding HALF_UP; a result that still needs more digits
-// is an error. Integer and DECIMAL division or % by zero is an error, as in
-// Flink. % takes the sign of the dividend.
+// is an error. Integer division truncates toward zero (7 / 2 = 3, as
+// PostgreSQL, Flink and SQLite). Division or % by zero is NULL for every
+// numeric type, as in SQLite and DuckDB (PostgreSQL raises an error): the
+// SQLite sqllogictest corpus expects NULL, and one zero in a column then
+// does not fail a whole query. % takes the sign of the dividend.
 type Arith struct {
 	op   byte
 	l, r Expr
@@ -139,8 +146,6 @@ func (a *Arith) overflow(x, y any) error {
 		FormatValue(x, a.l.Type()), a.op, FormatValue(y, a.r.Type()))
 }
 
-func (a *Arith) divZero() error { return fmt.Errorf("division by zero in %s", a) }
-
 func (a *Arith) EvalRow(r exec.Row) (any, error) {
 	x, err := a.l.EvalRow(r)
 	if err != nil {
@@ -156,6 +161,9 @@ func (a *Arith) EvalRow(r exec.Row) (any, error) {
 // apply is the operation on one pair of non-NULL values: the definition
 // the kernels must match.
 func (a *Arith) apply(x, y any) (any, error) {
+	if (a.op == '/' || a.op == '%') && isZero(y) {
+		return nil, nil
+	}
 	switch a.t.ID() {
 	case arrow.INT32:
 		r, st := intOp(a.op, x.(int32), y.(int32))
@@ -178,13 +186,10 @@ const (
 )
 
 func (a *Arith) status(st int, x, y any) error {
-	switch st {
-	case opOverflow:
+	if st == opOverflow {
 		return a.overflow(x, y)
-	case opDivZero:
-		return a.divZero()
 	}
-	return nil
+	return nil // opDivZero cannot reach here: apply makes x / 0 NULL first
 }
 
 type sint interface{ ~int32 | ~int64 }
@@ -353,7 +358,13 @@ func (a *Arith) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow
 		}
 		return Lit(v, a.t).EvalColumnar(mem, rec)
 	}
+	if (a.op == '/' || a.op == '%') && ro.arr == nil && isZero(ro.scalar) {
+		return nullArray(mem, a.t, n), nil
+	}
 	valid, nulls := andValidity(mem, n, lo.arr, ro.arr)
+	if a.op == '/' || a.op == '%' {
+		valid, nulls = maskZeroDivisors(mem, ro, valid, n)
+	}
 	var out *memory.Buffer
 	bad := false
 	switch a.t.ID() {
@@ -435,13 +446,84 @@ func intColumns[T sint](mem memory.Allocator, op byte, lo, ro operand, n int) (*
 			bad = bad || o
 		}
 	default:
+		// A zero divisor is NULL (maskZeroDivisors): only overflow counts.
 		for i := range out {
 			r, st := intOp(op, x[i&mx], y[i&my])
 			out[i] = r
-			bad = bad || st != opOK
+			bad = bad || st == opOverflow
 		}
 	}
 	return buf, bad
+}
+
+// isZero reports whether a non-NULL numeric value is zero.
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case int32:
+		return x == 0
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case float32:
+		return x == 0
+	case decimal128.Num:
+		return x.Sign() == 0
+	}
+	return false
+}
+
+// maskZeroDivisors clears the validity of every row whose divisor (ro, a
+// column) is zero: x / 0 is NULL.
+func maskZeroDivisors(mem memory.Allocator, ro operand, valid *memory.Buffer, n int) (*memory.Buffer, int) {
+	if ro.arr == nil {
+		return valid, countNullsIn(valid, n)
+	}
+	var vb []byte
+	set := func(i int) {
+		if valid == nil {
+			valid, vb = newBits(mem, n)
+			bitutil.SetBitsTo(vb, 0, int64(n), true)
+		}
+		if vb == nil {
+			vb = valid.Bytes()
+		}
+		bitutil.ClearBit(vb, i)
+	}
+	switch ro.arr.DataType().ID() {
+	case arrow.INT32:
+		for i, y := range values[int32](ro.arr) {
+			if y == 0 {
+				set(i)
+			}
+		}
+	case arrow.INT64:
+		for i, y := range values[int64](ro.arr) {
+			if y == 0 {
+				set(i)
+			}
+		}
+	case arrow.FLOAT64:
+		for i, y := range values[float64](ro.arr) {
+			if y == 0 {
+				set(i)
+			}
+		}
+	case arrow.DECIMAL128:
+		for i, y := range values[decimal128.Num](ro.arr) {
+			if y.Sign() == 0 {
+				set(i)
+			}
+		}
+	}
+	return valid, countNullsIn(valid, n)
+}
+
+func countNullsIn(valid *memory.Buffer, n int) int {
+	if valid == nil {
+		return 0
+	}
+	return n - bitutil.CountSetBits(valid.Bytes(), 0, n)
 }
 
 func floatColumns(mem memory.Allocator, op byte, lo, ro operand, n int) *memory.Buffer {
@@ -500,7 +582,7 @@ func (a *Arith) decColumns(mem memory.Allocator, lo, ro operand, n int) (*memory
 	for i := range out {
 		r, st := d.apply(x[i&mx], y[i&my])
 		out[i] = r
-		bad = bad || st != opOK
+		bad = bad || st == opOverflow
 	}
 	return buf, bad
 }

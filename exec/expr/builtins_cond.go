@@ -97,6 +97,8 @@ func buildExtreme(name string, args []Expr, t arrow.DataType) (Expr, error) {
 		row, col = kernelN(extreme[arrow.Date32](big, cmp.Compare[arrow.Date32]))
 	case arrow.BOOL:
 		row, col = kernelN(extreme[bool](big, boolCmp))
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		row, col = kernelN(extreme[arrow.MonthDayNanoInterval](big, intervalCmp))
 	default:
 		return nil, fmt.Errorf("%s: cannot order %s values", name, typeName(t))
 	}

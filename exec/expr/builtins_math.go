@@ -16,7 +16,7 @@ import (
 //	abs(x)            T -> T over the numeric types; abs of the smallest
 //	                  integer is an overflow error
 //	mod(a, b)         a % b with the arithmetic type rule (DECIMAL precision
-//	                  and scale as for %); mod by zero is an error
+//	                  and scale as for %); mod by zero is NULL (as x % 0)
 //	round(x[, d])     HALF_UP (ties away from zero) at d fraction digits
 //	                  (default 0; d < 0 rounds to tens, hundreds...). d must
 //	                  be a constant: it decides the type. INT/BIGINT/FLOAT/

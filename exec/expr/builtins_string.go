@@ -221,12 +221,17 @@ type regexCache struct {
 }
 
 func (c *regexCache) get(pat string) (*regexp.Regexp, error) {
+	return c.getFor("regexp_extract", pat)
+}
+
+// getFor compiles pat for the function name (named in the error).
+func (c *regexCache) getFor(name, pat string) (*regexp.Regexp, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if re, ok := c.m[pat]; ok {
 		return re, nil
 	}
-	re, err := compileRegex(pat)
+	re, err := compileRegexFor(name, pat)
 	if err != nil {
 		return nil, err
 	}
@@ -237,10 +242,12 @@ func (c *regexCache) get(pat string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-func compileRegex(pat string) (*regexp.Regexp, error) {
+func compileRegex(pat string) (*regexp.Regexp, error) { return compileRegexFor("regexp_extract", pat) }
+
+func compileRegexFor(name, pat string) (*regexp.Regexp, error) {
 	re, err := regexp.Compile(pat)
 	if err != nil {
-		return nil, fmt.Errorf("regexp_extract: invalid regular expression %s: %v (RE2 syntax: no backreferences or lookaround)", sqlLiteral(pat, tString), err)
+		return nil, fmt.Errorf("%s: invalid regular expression %s: %v (RE2 syntax: no backreferences or lookaround)", name, sqlLiteral(pat, tString), err)
 	}
 	return re, nil
 }

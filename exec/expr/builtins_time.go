@@ -2,10 +2,7 @@ package expr
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -18,11 +15,7 @@ import (
 //	dayofweek(t) (1 = Sunday .. 7 = Saturday), week(t) (ISO week)
 //	                                 BIGINT; t is TIMESTAMP or DATE
 //	hour(ts), minute(ts), second(ts) BIGINT; ts is TIMESTAMP
-//	date_part(unit, t)               BIGINT: EXTRACT(unit FROM t), which the
-//	                                 parser does not read; unit is a constant
-//	                                 'YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY',
-//	                                 'DOY', 'DOW', 'HOUR', 'MINUTE', 'SECOND',
-//	                                 'MILLISECOND', 'MICROSECOND'
+//	extract / date_part(field, t)    see builtins_extract.go
 //	date_format(ts, fmt)             VARCHAR in a Java SimpleDateFormat
 //	                                 pattern (see compileDateFormat)
 //	ts + INTERVAL, ts - INTERVAL,    TIMESTAMP(p) of ts's precision; the
@@ -30,13 +23,9 @@ import (
 //	                                 units of p (else a planning error);
 //	                                 overflow is an error
 //
-// INTERVAL: the dialect layer rewrites INTERVAL '4' SECOND into
-// __clink_interval('4', 'SECOND'), which is a constant of type INTERVAL,
-// stored as an Arrow DURATION in nanoseconds (row form arrow.Duration).
-// Day-time intervals only (MILLISECOND, SECOND, MINUTE, HOUR, DAY), which is
-// what the dialect accepts; a DURATION, not MonthDayNano, because every
-// such interval is a fixed length and adds to a timestamp by one integer
-// addition.
+// INTERVAL: the old dialect layer rewrites INTERVAL '4' SECOND into
+// __clink_interval('4', 'SECOND'), a constant of type INTERVAL
+// (interval.go: months, days and nanoseconds; IntervalOf reads the unit).
 func init() {
 	tmp := p(kTemporal)
 	ts := p(kTimestamp)
@@ -50,66 +39,17 @@ func init() {
 		{"hour", "the hour (0-23)", ts}, {"minute", "the minute (0-59)", ts}, {"second", "the second (0-59)", ts},
 	}
 	for _, pt := range parts {
-		unit := pt.name
+		f := fieldOf[pt.name]
 		mustAdd(&funcDef{name: pt.name, desc: pt.desc + " of a date-time, as BIGINT",
 			sigs: []sig{sg("BIGINT", pt.args)}, rule: fixed(tInt64),
 			build: func(name string, args []Expr, t arrow.DataType) (Expr, error) {
-				return buildPart(name, partOf[unit], args[0], t)
+				return buildPart(name, f, args[0], t)
 			}})
 	}
-	mustAdd(&funcDef{name: "date_part", desc: "a field of a date-time (EXTRACT(unit FROM t)), as BIGINT",
-		sigs: []sig{sg("BIGINT", p(kString), tmp)}, rule: fixed(tInt64),
-		build: func(name string, args []Expr, t arrow.DataType) (Expr, error) {
-			l, ok := args[0].(*Literal)
-			u, _ := l.Value().(string)
-			if !ok || u == "" {
-				return nil, fmt.Errorf("date_part: the unit must be a constant such as 'HOUR'")
-			}
-			k, ok := partOf[strings.ToLower(u)]
-			if !ok {
-				return nil, fmt.Errorf("date_part: unknown unit %s", sqlLiteral(u, tString))
-			}
-			if k >= pHour && args[1].Type().ID() == arrow.DATE32 {
-				return nil, fmt.Errorf("date_part: a DATE has no %s", strings.ToUpper(u))
-			}
-			e, err := buildPart(name, k, args[1], t)
-			if c, ok := e.(*call); ok {
-				c.str = func() string { return fmt.Sprintf("date_part(%s, %s)", l, args[1]) }
-			}
-			return e, err
-		}})
 	mustAdd(&funcDef{name: "date_format", desc: "format a timestamp with a Java SimpleDateFormat pattern",
 		sigs: []sig{sg("VARCHAR", ts, p(kString))}, rule: fixed(tString), build: buildDateFormat})
 	mustAdd(&funcDef{name: "__clink_interval", hidden: true, desc: "an INTERVAL literal",
 		sigs: []sig{sg("INTERVAL", p(kString), p(kString))}, rule: fixed(IntervalType), build: buildInterval})
-}
-
-// IntervalType is the type of an INTERVAL: a DURATION in nanoseconds.
-var IntervalType arrow.DataType = &arrow.DurationType{Unit: arrow.Nanosecond}
-
-func isInterval(t arrow.DataType) bool { return t.ID() == arrow.DURATION }
-
-type part uint8
-
-const (
-	pYear part = iota
-	pQuarter
-	pMonth
-	pWeek
-	pDay
-	pDoy
-	pDow
-	pHour // parts from here on need a time of day
-	pMinute
-	pSecond
-	pMilli
-	pMicro
-)
-
-var partOf = map[string]part{
-	"year": pYear, "quarter": pQuarter, "month": pMonth, "week": pWeek, "day": pDay, "dayofmonth": pDay,
-	"doy": pDoy, "dayofyear": pDoy, "dow": pDow, "dayofweek": pDow, "hour": pHour, "minute": pMinute,
-	"second": pSecond, "millisecond": pMilli, "microsecond": pMicro,
 }
 
 // civil splits a timestamp into days since the epoch and the nanoseconds
@@ -122,68 +62,18 @@ func civil(v int64, u arrow.TimeUnit) (days, nanos int64) {
 	return days, (secs-days*86400)*1e9 + sub*(1e9/ups)
 }
 
-func dateField(k part, days int64) int64 {
-	y, m, d := civilFromDays(days)
-	switch k {
-	case pYear:
-		return y
-	case pQuarter:
-		return int64(m-1)/3 + 1
-	case pMonth:
-		return int64(m)
-	case pDay:
-		return int64(d)
-	case pDoy:
-		return days - daysFromCivil(y, 1, 1) + 1
-	case pDow:
-		return ((days+4)%7+7)%7 + 1 // 1970-01-01 was a Thursday (5)
-	case pWeek:
-		_, w := time.Date(int(y), time.Month(m), d, 0, 0, 0, 0, time.UTC).ISOWeek()
-		return int64(w)
-	}
-	return 0
-}
-
-func timeField(k part, nanos int64) int64 {
-	switch k {
-	case pHour:
-		return nanos / 3600e9
-	case pMinute:
-		return nanos / 60e9 % 60
-	case pSecond:
-		return nanos / 1e9 % 60
-	case pMilli:
-		return nanos / 1e6 % 60000 // Flink: seconds and fraction, in ms
-	case pMicro:
-		return nanos / 1e3 % 60000000
-	}
-	return 0
-}
-
-func buildPart(name string, k part, x Expr, t arrow.DataType) (Expr, error) {
-	switch xt := x.Type().(type) {
-	case *arrow.TimestampType:
-		u := xt.Unit
-		row, col := kernel1(func(v arrow.Timestamp) (int64, bool, error) {
-			days, nanos := civil(int64(v), u)
-			if k >= pHour {
-				return timeField(k, nanos), true, nil
-			}
-			return dateField(k, days), true, nil
-		})
-		return newCall(name, []Expr{x}, t, row, col)
-	case *arrow.Date32Type:
-		row, col := kernel1(func(v arrow.Date32) (int64, bool, error) { return dateField(k, int64(v)), true, nil })
-		return newCall(name, []Expr{x}, t, row, col)
-	}
+// buildPart is one of the field functions (year(t), hour(ts), ...):
+// extract's field, except dayofweek, which counts 1 = Sunday as Flink
+// where extract's dow counts 0.
+func buildPart(name string, f field, x Expr, t arrow.DataType) (Expr, error) {
 	if isNull(x.Type()) {
 		return Lit(nil, t), nil
 	}
-	return nil, fmt.Errorf("%s: cannot apply to %s", name, typeName(x.Type()))
-}
-
-var intervalUnits = map[string]time.Duration{
-	"MILLISECOND": time.Millisecond, "SECOND": time.Second, "MINUTE": time.Minute, "HOUR": time.Hour, "DAY": 24 * time.Hour,
+	var plus int64
+	if name == "dayofweek" {
+		plus = 1
+	}
+	return civilField(name, f, x, t, plus)
 }
 
 func buildInterval(_ string, args []Expr, _ arrow.DataType) (Expr, error) {
@@ -193,61 +83,9 @@ func buildInterval(_ string, args []Expr, _ arrow.DataType) (Expr, error) {
 		return nil, fmt.Errorf("INTERVAL needs a constant value and unit")
 	}
 	text, unit := v.v.(string), strings.ToUpper(u.v.(string))
-	d, ok := intervalUnits[unit]
-	if !ok {
-		return nil, fmt.Errorf("INTERVAL '%s' %s: unsupported unit (MILLISECOND, SECOND, MINUTE, HOUR or DAY)", text, unit)
+	iv, err := IntervalOf(text, unit)
+	if err != nil {
+		return nil, err
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, fmt.Errorf("INTERVAL '%s' %s: the value is not a number", text, unit)
-	}
-	ns := math.Round(f * float64(d))
-	if math.Abs(ns) >= math.MaxInt64 {
-		return nil, fmt.Errorf("INTERVAL '%s' %s is too large", text, unit)
-	}
-	return &Literal{v: arrow.Duration(int64(ns)), t: IntervalType, text: fmt.Sprintf("INTERVAL '%s' %s", text, unit)}, nil
-}
-
-// newTimeShift is ts + iv or ts - iv (neg); the interval is a constant.
-func newTimeShift(op string, l, r Expr) (Expr, error) {
-	ts, iv := l, r
-	if isInterval(l.Type()) {
-		if op == "-" {
-			return nil, fmt.Errorf("cannot apply '-' to INTERVAL and %s: write ts - INTERVAL", typeName(r.Type()))
-		}
-		ts, iv = r, l
-	}
-	if isNull(ts.Type()) {
-		return Lit(nil, arrow.Null), nil
-	}
-	tt, ok := ts.Type().(*arrow.TimestampType)
-	if !ok {
-		return nil, fmt.Errorf("cannot apply '%s' to %s and %s: INTERVAL arithmetic needs a TIMESTAMP", op, typeName(l.Type()), typeName(r.Type()))
-	}
-	lit, ok := iv.(*Literal)
-	if !ok || lit.v == nil {
-		return nil, fmt.Errorf("'%s' %s: the INTERVAL must be a constant", op, iv)
-	}
-	ns := int64(lit.v.(arrow.Duration))
-	per := 1e9 / unitsPerSecond(tt.Unit)
-	if ns%per != 0 {
-		return nil, fmt.Errorf("%s %s %s: the interval is finer than %s; CAST the timestamp to a finer precision first", ts, op, iv, typeName(tt))
-	}
-	delta := ns / per
-	if op == "-" {
-		delta = -delta
-	}
-	text := fmt.Sprintf("(%s %s %s)", l, op, r)
-	row, col := kernel1(func(v arrow.Timestamp) (arrow.Timestamp, bool, error) {
-		s := int64(v) + delta
-		if (delta > 0 && s < int64(v)) || (delta < 0 && s > int64(v)) {
-			return 0, false, fmt.Errorf("%s overflow in %s", typeName(tt), text)
-		}
-		return arrow.Timestamp(s), true, nil
-	})
-	e, err := newCall(op, []Expr{ts}, tt, row, col)
-	if c, ok := e.(*call); ok {
-		c.str = func() string { return text }
-	}
-	return e, err
+	return &Literal{v: iv, t: IntervalType, text: fmt.Sprintf("INTERVAL '%s' %s", text, unit)}, nil
 }

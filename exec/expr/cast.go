@@ -17,7 +17,7 @@ import (
 // Cast converts its input to another type. The policy, in one place: a
 // value that cannot be converted is an error naming the value and the
 // target type, never NULL and never a silently different value. (There is
-// no TRY_CAST yet; CAST of NULL is NULL.)
+// NULL-on-failure variant is TRY_CAST, NewTryCast; CAST of NULL is NULL.)
 //
 //	from \ to         INT/BIGINT           FLOAT/DOUBLE      DECIMAL(p,s)          VARCHAR         BOOLEAN      TIMESTAMP/DATE
 //	INT/BIGINT        range-checked        exact or nearest  range-checked         digits          <> 0         -
@@ -92,9 +92,9 @@ func canCast(from, to arrow.DataType) bool {
 	case isNumeric(from) && isNumeric(to):
 		return true
 	case isString(to):
-		return isNumeric(from) || isBool(from) || isTemporal(from) || from.ID() == arrow.BINARY
+		return isNumeric(from) || isBool(from) || isTemporal(from) || isInterval(from) || from.ID() == arrow.BINARY
 	case isString(from):
-		return isNumeric(to) || isBool(to) || isTemporal(to) || to.ID() == arrow.BINARY
+		return isNumeric(to) || isBool(to) || isTemporal(to) || isInterval(to) || to.ID() == arrow.BINARY
 	case isTemporal(from) && isTemporal(to):
 		return true
 	case isBool(from) && isInt(to), isInt(from) && isBool(to):
@@ -194,6 +194,14 @@ func castValue(v any, from, to arrow.DataType) (any, error) {
 			return convertUnit(int64(x), from.(*arrow.TimestampType).Unit, u, v, from, to)
 		case arrow.Date32:
 			return convertUnit(int64(x)*86400, arrow.Second, u, v, from, to)
+		}
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		if x, ok := v.(string); ok {
+			iv, err := ParseInterval(x)
+			if err != nil {
+				return nil, castErr(v, from, to, err.Error())
+			}
+			return iv, nil
 		}
 	case arrow.DATE32:
 		switch x := v.(type) {

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 // castArray converts a whole column. Numeric, temporal and to-VARCHAR
@@ -165,26 +166,11 @@ func castKernel(mem memory.Allocator, in arrow.Array, from, to arrow.DataType) (
 // common types.
 func formatColumn(mem memory.Allocator, in arrow.Array, from arrow.DataType) (arrow.Array, bool) {
 	n := in.Len()
-	var appendOne func(dst []byte, i int) []byte
-	switch a := in.(type) {
-	case *array.Int32:
-		appendOne = func(dst []byte, i int) []byte { return appendInt(dst, int64(a.Value(i))) }
-	case *array.Int64:
-		appendOne = func(dst []byte, i int) []byte { return appendInt(dst, a.Value(i)) }
-	case *array.Timestamp:
-		u := from.(*arrow.TimestampType).Unit
-		appendOne = func(dst []byte, i int) []byte { return appendTimestamp(dst, int64(a.Value(i)), u) }
-	case *array.Date32:
-		appendOne = func(dst []byte, i int) []byte {
-			y, m, d := civilFromDays(int64(a.Value(i)))
-			return appendDate(dst, y, m, d)
-		}
-	case *array.Decimal128:
-		s := from.(*arrow.Decimal128Type).Scale
-		appendOne = func(dst []byte, i int) []byte { return append(dst, decToString(a.Value(i), s)...) }
-	default:
+	if from.ID() == arrow.BINARY || from.ID() == arrow.NULL {
 		return nil, false
 	}
+	fn := sqlvalue.Appender(from)
+	appendOne := func(dst []byte, i int) []byte { return fn(in, i, dst) }
 	b := array.NewStringBuilder(mem)
 	defer b.Release()
 	b.Reserve(n)

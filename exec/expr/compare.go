@@ -58,7 +58,7 @@ type Compare struct {
 func orderable(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.BOOL, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128,
-		arrow.STRING, arrow.BINARY, arrow.TIMESTAMP, arrow.DATE32, arrow.NULL:
+		arrow.STRING, arrow.BINARY, arrow.TIMESTAMP, arrow.DATE32, arrow.NULL, arrow.INTERVAL_MONTH_DAY_NANO:
 		return true
 	}
 	return false
@@ -88,6 +88,18 @@ func newCompare(op string, l, r Expr) (Expr, error) {
 		ct = arrow.FixedWidthTypes.Boolean // NULL = NULL: NULL, any type will do
 	}
 	c := &Compare{op: cmpOps[op]}
+	if lit, ok := r.(*Literal); ok && isDate(l.Type()) && isTimestamp(ct) {
+		if o, b, ok := dateBound(c.op, l, lit); ok {
+			c.op, c.l, c.r = o, l, b
+			return fold(c, c.l, c.r)
+		}
+	}
+	if lit, ok := l.(*Literal); ok && isDate(r.Type()) && isTimestamp(ct) {
+		if o, b, ok := dateBound(c.op.flip(), r, lit); ok {
+			c.op, c.l, c.r = o, r, b
+			return fold(c, c.l, c.r)
+		}
+	}
 	var err error
 	if c.l, err = Coerce(l, ct); err != nil {
 		return nil, fmt.Errorf("'%s': %w", op, err)
@@ -167,6 +179,8 @@ func compareValues(op cmpOp, x, y any) bool {
 		return threeWay(op, bytes.Compare(a, y.([]byte)))
 	case bool:
 		return threeWay(op, boolCmp(a, y.(bool)))
+	case arrow.MonthDayNanoInterval:
+		return threeWay(op, intervalCmp(a, y.(arrow.MonthDayNanoInterval)))
 	}
 	return false
 }

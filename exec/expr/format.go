@@ -1,117 +1,30 @@
 package expr
 
 import (
-	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
-// FormatValue renders a row-form value of type t the way the shell prints
-// it and CAST(... AS VARCHAR) produces it:
-//
-//   - NULL as "NULL", booleans as TRUE/FALSE;
-//   - DECIMAL(p,s) with exactly s fraction digits;
-//   - FLOAT/DOUBLE in the shortest form that reads back to the same value,
-//     laid out as Java (and so Flink) prints doubles: plain notation with at
-//     least one fraction digit for 1e-3 <= |x| < 1e7 ("3.0", "0.25"),
-//     otherwise scientific ("1.0E7", "1.5E-5"); NaN, Infinity, -Infinity;
-//   - TIMESTAMP as 'YYYY-MM-DD HH:MM:SS' plus a fraction only when it is
-//     non-zero, trailing zeros trimmed ('... 00:00:05.12' for 120ms);
-//   - DATE as 'YYYY-MM-DD'; BYTES as x'hex'.
+// FormatValue renders a row-form value of type t as CAST(... AS VARCHAR)
+// produces it and error messages quote it: the canonical text of package
+// sqlvalue (DuckDB's spelling: true/false, 1.0, 1e+20, 2024-01-31
+// 12:00:00.5, 1 month 2 days 03:00:00), with NULL spelled NULL.
 func FormatValue(v any, t arrow.DataType) string {
-	switch x := v.(type) {
-	case nil:
+	if r, ok := v.(exec.Row); ok {
+		v = []any(r)
+	}
+	s, null := sqlvalue.Format(v, t)
+	if null {
 		return "NULL"
-	case bool:
-		if x {
-			return "TRUE"
-		}
-		return "FALSE"
-	case int32:
-		return strconv.FormatInt(int64(x), 10)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float32:
-		return formatFloat(float64(x), 32)
-	case float64:
-		return formatFloat(x, 64)
-	case decimal128.Num:
-		var s int32
-		if d, ok := t.(*arrow.Decimal128Type); ok {
-			s = d.Scale
-		}
-		return decToString(x, s)
-	case string:
-		return x
-	case []byte:
-		return "x'" + hex.EncodeToString(x) + "'"
-	case arrow.Timestamp:
-		u := arrow.Microsecond
-		if ts, ok := t.(*arrow.TimestampType); ok {
-			u = ts.Unit
-		}
-		return formatTimestamp(int64(x), u)
-	case arrow.Date32:
-		return formatDate(int64(x))
-	case arrow.Duration:
-		return "INTERVAL '" + time.Duration(x).String() + "'"
-	case exec.Row:
-		parts := make([]string, len(x))
-		st, _ := t.(*arrow.StructType)
-		for i, f := range x {
-			var ft arrow.DataType = arrow.Null
-			if st != nil && i < st.NumFields() {
-				ft = st.Field(i).Type
-			}
-			parts[i] = FormatValue(f, ft)
-		}
-		return "(" + strings.Join(parts, ", ") + ")"
-	case []any:
-		parts := make([]string, len(x))
-		var et arrow.DataType = arrow.Null
-		if lt, ok := t.(*arrow.ListType); ok {
-			et = lt.Elem()
-		}
-		for i, e := range x {
-			parts[i] = FormatValue(e, et)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
 	}
-	return fmt.Sprint(v)
-}
-
-func formatFloat(f float64, bitSize int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	a := math.Abs(f)
-	if a == 0 || (a >= 1e-3 && a < 1e7) {
-		s := strconv.FormatFloat(f, 'f', -1, bitSize)
-		if !strings.ContainsRune(s, '.') {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, bitSize) // 1.5E+07
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.ContainsRune(mant, '.') {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
+	return s
 }
 
 func floorDiv(a, b int64) int64 {
@@ -123,26 +36,8 @@ func floorDiv(a, b int64) int64 {
 }
 
 // civilFromDays converts days since 1970-01-01 to a proleptic Gregorian
-// date (Howard Hinnant's algorithm; exact for every int64 day we can hold).
-func civilFromDays(z int64) (y int64, m, d int) {
-	z += 719468
-	era := floorDiv(z, 146097)
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = int(doy - (153*mp+2)/5 + 1)
-	if mp < 10 {
-		m = int(mp + 3)
-	} else {
-		m = int(mp - 9)
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
-}
+// date.
+func civilFromDays(z int64) (int64, int, int) { return sqlvalue.CivilFromDays(z) }
 
 func daysFromCivil(y int64, m, d int) int64 {
 	if m <= 2 {
@@ -169,68 +64,7 @@ func daysInMonth(y int64, m int) int {
 	return 31
 }
 
-func formatDate(days int64) string {
-	y, m, d := civilFromDays(days)
-	var b [16]byte
-	return string(appendDate(b[:0], y, m, d))
-}
-
-func appendDate(b []byte, y int64, m, d int) []byte {
-	if y < 0 {
-		b = append(b, '-')
-		y = -y
-	}
-	if y < 1000 {
-		b = append(b, "000"[:4-len(strconv.FormatInt(y, 10))]...)
-	}
-	b = strconv.AppendInt(b, y, 10)
-	b = append(b, '-', byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10))
-	return b
-}
-
-func unitsPerSecond(u arrow.TimeUnit) int64 {
-	switch u {
-	case arrow.Second:
-		return 1
-	case arrow.Millisecond:
-		return 1e3
-	case arrow.Microsecond:
-		return 1e6
-	}
-	return 1e9
-}
-
-func formatTimestamp(v int64, u arrow.TimeUnit) string {
-	var b [40]byte
-	return string(appendTimestamp(b[:0], v, u))
-}
-
-func appendTimestamp(b []byte, v int64, u arrow.TimeUnit) []byte {
-	ups := unitsPerSecond(u)
-	secs := floorDiv(v, ups)
-	frac := v - secs*ups
-	days := floorDiv(secs, 86400)
-	sod := secs - days*86400
-	y, m, d := civilFromDays(days)
-	b = appendDate(b, y, m, d)
-	h, mi, s := sod/3600, sod/60%60, sod%60
-	b = append(b, ' ', byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':', byte('0'+s/10), byte('0'+s%10))
-	if frac != 0 {
-		digits := tsPrecision(u)
-		var f [9]byte
-		for i := digits - 1; i >= 0; i-- {
-			f[i] = byte('0' + frac%10)
-			frac /= 10
-		}
-		n := digits
-		for n > 0 && f[n-1] == '0' {
-			n--
-		}
-		b = append(b, '.')
-		b = append(b, f[:n]...)
-	}
-	return b
-}
+func unitsPerSecond(u arrow.TimeUnit) int64 { return sqlvalue.UnitsPerSecond(u) }
 
 // parseDigits reads 1..max decimal digits at s[i:].
 func parseDigits(s string, i, maxDigits int) (v int64, next int, ok bool) {

@@ -294,11 +294,35 @@ func (f *substrFunc) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (
 	return b.NewArray(), nil
 }
 
-// concatFunc is CONCAT(a, b, ...); NULL when any argument is NULL.
-type concatFunc struct{ args []Expr }
+// concatFunc is CONCAT(a, b, ...) or a || b; NULL when any argument is
+// NULL.
+type concatFunc struct {
+	args []Expr
+	op   bool // written a || b
+}
+
+// newConcatOp is a || b: a non-string operand is cast to VARCHAR (1 + 2 ||
+// 'c' is '3c', as PostgreSQL and DuckDB); NULL when either is NULL.
+func newConcatOp(l, r Expr) (Expr, error) {
+	f := &concatFunc{op: true}
+	for _, a := range []Expr{l, r} {
+		c, err := Coerce(a, arrow.BinaryTypes.String)
+		if err != nil {
+			return nil, fmt.Errorf("'||': %w", err)
+		}
+		f.args = append(f.args, c)
+	}
+	return fold(f, f.args...)
+}
 
 func (f *concatFunc) Type() arrow.DataType { return arrow.BinaryTypes.String }
-func (f *concatFunc) String() string       { return "concat(" + joinExprs(f.args) + ")" }
+
+func (f *concatFunc) String() string {
+	if f.op {
+		return "(" + f.args[0].String() + " || " + f.args[1].String() + ")"
+	}
+	return "concat(" + joinExprs(f.args) + ")"
+}
 
 func (f *concatFunc) EvalRow(r exec.Row) (any, error) {
 	var b strings.Builder

@@ -28,6 +28,7 @@ var (
 	tTsUs  = &arrow.TimestampType{Unit: arrow.Microsecond}
 	tDec   = decType(10, 2)
 	tDec33 = decType(3, 3)
+	tIv    = arrow.FixedWidthTypes.MonthDayNanoInterval
 )
 
 // The shared test schema: every supported type, with NULLs.
@@ -47,6 +48,7 @@ var testSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "bin", Type: tBin, Nullable: true},   // 12
 	{Name: "j", Type: tInt, Nullable: true},     // 13: small, zero sometimes
 	{Name: "t", Type: tStr, Nullable: true},     // 14: patterns / short strings
+	{Name: "iv", Type: tIv, Nullable: true},     // 15: intervals, some negative
 }, nil)
 
 func col(name string) *ColRef {
@@ -94,6 +96,8 @@ func genRows(n int, seed int64) []exec.Row {
 		set(12, []byte(words[rng.Intn(len(words))]))
 		set(13, int32(rng.Intn(5)-2))
 		set(14, pats[rng.Intn(len(pats))])
+		set(15, arrow.MonthDayNanoInterval{Months: int32(rng.Intn(49) - 24), Days: int32(rng.Intn(61) - 30),
+			Nanoseconds: rng.Int63n(2*86400e9) - 86400e9})
 		rows[r] = row
 	}
 	return rows

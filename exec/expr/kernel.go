@@ -14,7 +14,7 @@ import (
 // Scalar is the set of Go types a typed kernel (and a row-at-a-time UDF)
 // reads and returns: the row-form types of exec.Row.
 type Scalar interface {
-	bool | int32 | int64 | float32 | float64 | string | []byte | decimal128.Num | arrow.Timestamp | arrow.Date32
+	bool | int32 | int64 | float32 | float64 | string | []byte | decimal128.Num | arrow.Timestamp | arrow.Date32 | arrow.MonthDayNanoInterval
 }
 
 // goType is the SQL type a Go scalar type stands for; nil for the types
@@ -38,6 +38,8 @@ func goType[T Scalar]() arrow.DataType {
 		return arrow.BinaryTypes.Binary
 	case arrow.Date32:
 		return arrow.FixedWidthTypes.Date32
+	case arrow.MonthDayNanoInterval:
+		return IntervalType
 	}
 	return nil
 }
@@ -75,6 +77,8 @@ func reader[T Scalar](o operand) (func(int) T, error) {
 		f = a.Value
 	case *array.Date32:
 		f = a.Value
+	case *array.MonthDayNanoInterval:
+		f = a.Value
 	}
 	g, ok := f.(func(int) T)
 	if !ok {
@@ -106,6 +110,8 @@ func appender[T Scalar](b array.Builder) (func(T), error) {
 	case *array.TimestampBuilder:
 		f = bb.Append
 	case *array.Date32Builder:
+		f = bb.Append
+	case *array.MonthDayNanoIntervalBuilder:
 		f = bb.Append
 	}
 	g, ok := f.(func(T))

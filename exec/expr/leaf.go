@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
@@ -119,16 +120,18 @@ func sqlLiteral(v any, t arrow.DataType) string {
 	case arrow.Date32:
 		return "DATE '" + FormatValue(v, t) + "'"
 	case []byte:
-		return "X'" + strings.TrimSuffix(strings.TrimPrefix(FormatValue(v, t), "x'"), "'") + "'"
+		return "X'" + hex.EncodeToString(x) + "'"
 	case float32, float64:
 		s := FormatValue(v, t)
-		if s == "NaN" || strings.HasSuffix(s, "Infinity") {
+		if s == "nan" || strings.HasSuffix(s, "inf") {
 			return "CAST('" + s + "' AS " + typeName(t) + ")"
 		}
-		if !strings.ContainsAny(s, "E") {
+		if !strings.ContainsAny(s, "eE") {
 			s += "E0"
 		}
 		return s
+	case arrow.MonthDayNanoInterval:
+		return "INTERVAL '" + FormatValue(v, t) + "'"
 	}
 	return FormatValue(v, t)
 }

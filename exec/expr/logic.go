@@ -238,6 +238,9 @@ type Neg struct{ e Expr }
 
 // NewNeg is -e for a numeric e.
 func NewNeg(e Expr) (Expr, error) {
+	if isInterval(e.Type()) {
+		return newIntervalNeg(e)
+	}
 	if !isNumeric(e.Type()) {
 		return nil, fmt.Errorf("cannot apply unary '-' to %s", typeName(e.Type()))
 	}

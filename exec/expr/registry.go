@@ -1,10 +1,12 @@
 package expr
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -166,7 +168,10 @@ type funcDef struct {
 	optRule func(ts []arrow.DataType, consts []any) (arrow.DataType, error)
 	// build makes the call from the arguments as written; out is what rule
 	// returned (nil without a rule).
-	build      func(name string, args []Expr, out arrow.DataType) (Expr, error)
+	build func(name string, args []Expr, out arrow.DataType) (Expr, error)
+	// now builds a call of a statement-clock function (current_date, ...)
+	// from the statement's clock reading: a constant.
+	now        func(name string, now time.Time) Expr
 	udf        bool
 	rowAtATime bool
 	hidden     bool // internal (e.g. __clink_interval): not listed
@@ -254,8 +259,16 @@ func (d *funcDef) info() FunctionInfo {
 
 // NewFunc builds a call of the function name (case-insensitive) on args.
 // A wrong argument count or type is an error naming the function, the
-// types offered and the signatures accepted.
+// types offered and the signatures accepted. The statement-clock functions
+// (current_timestamp, ...) read the clock at each call: a binder binds with
+// NewFuncContext so that one statement reads it once.
 func NewFunc(name string, args []Expr) (Expr, error) {
+	return NewFuncContext(context.Background(), name, args)
+}
+
+// NewFuncContext is NewFunc reading the statement clock from ctx (see
+// WithStatementTime); without one, the clock is read now.
+func NewFuncContext(ctx context.Context, name string, args []Expr) (Expr, error) {
 	d := funcs.lookup(name)
 	if d == nil {
 		return nil, fmt.Errorf("unknown function %s", name)
@@ -291,6 +304,13 @@ func NewFunc(name string, args []Expr) (Expr, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", lname, err)
+	}
+	if d.now != nil {
+		t, ok := StatementTime(ctx)
+		if !ok {
+			t = time.Now()
+		}
+		return d.now(lname, t), nil
 	}
 	e, err := d.build(lname, args, out)
 	if err != nil {

@@ -33,7 +33,7 @@ func TestExpectedValues(t *testing.T) {
 		{bin("%", col("i"), num("3")), vals{"i": int32(-7)}, int32(-1)},
 		{bin("%", col("f"), num("3")), vals{"f": -7.5}, -1.5},
 		{bin("%", col("d"), num("0.3")), vals{"d": dec("-1.00", 10, 2)}, dec("-0.10", 3, 2)},
-		{bin("/", col("f"), num("0")), vals{"f": 1.0}, math.Inf(1)},
+		{bin("/", col("f"), num("0")), vals{"f": 1.0}, nil}, // x / 0 is NULL (SQLite, DuckDB)
 		{bin("+", col("i"), col("f")), vals{"i": int32(1), "f": 0.5}, 1.5},
 		{bin("+", col("i"), col("nul")), vals{"i": int32(1)}, nil},
 		{bin("=", col("i"), num("1.0")), vals{"i": int32(1)}, true},
@@ -87,8 +87,8 @@ func TestExpectedValues(t *testing.T) {
 		{cast(col("tu"), tTsMs), vals{"tu": arrow.Timestamp(-1)}, arrow.Timestamp(-1)},
 		{cast(col("d"), tStr), vals{"d": dec("-0.05", 10, 2)}, "-0.05"},
 		{cast(col("f"), tStr), vals{"f": 3.0}, "3.0"},
-		{cast(col("f"), tStr), vals{"f": 1e7}, "1.0E7"},
-		{cast(col("b"), tStr), vals{"b": true}, "TRUE"},
+		{cast(col("f"), tStr), vals{"f": 1e7}, "10000000.0"}, // DuckDB: SELECT 1e7::VARCHAR
+		{cast(col("b"), tStr), vals{"b": true}, "true"},
 		{cast(col("i"), tBool), vals{"i": int32(-3)}, true},
 	}
 	for _, c := range cases {
@@ -184,8 +184,6 @@ func TestErrors(t *testing.T) {
 		{bin("*", col("i"), col("i")), vals{"i": int32(100000)}, "INT overflow in (i * i)"},
 		{bin("-", col("i"), num("1")), vals{"i": int32(math.MinInt32)}, "INT overflow"},
 		{bin("/", col("price"), num("-1")), vals{"price": int64(math.MinInt64)}, "BIGINT overflow"},
-		{bin("/", col("i"), col("j")), vals{"i": int32(1), "j": int32(0)}, "division by zero in (i / j)"},
-		{bin("%", col("d"), col("j")), vals{"d": dec("1", 10, 2), "j": int32(0)}, "division by zero"},
 		{must(NewNeg(col("i"))), vals{"i": int32(math.MinInt32)}, "INT overflow"},
 		{must(NewFunc("abs", []Expr{col("price")})), vals{"price": int64(math.MinInt64)}, "BIGINT overflow"},
 		{must(NewCast(col("s"), tInt)), vals{"s": "abc"}, "CAST('abc' AS INT): invalid INT value"},
@@ -212,7 +210,6 @@ func TestErrors(t *testing.T) {
 		{func() (Expr, error) { return NewBinary("+", col("s"), col("i")) }, "cannot apply '+' to VARCHAR and INT"},
 		{func() (Expr, error) { return NewBinary("=", col("b"), col("i")) }, "cannot apply '=' to BOOLEAN and INT"},
 		{func() (Expr, error) { return NewBinary("AND", col("b"), col("i")) }, "cannot apply 'AND' to BOOLEAN and INT"},
-		{func() (Expr, error) { return NewBinary("/", num("1"), num("0")) }, "division by zero"},
 		{func() (Expr, error) { return NewCast(Lit("abc", tStr), tInt) }, "CAST('abc' AS INT)"},
 		{func() (Expr, error) { return NewCast(col("day"), tInt) }, "cannot cast DATE to INT"},
 		{func() (Expr, error) { return NewLike(col("s"), Lit("ab\\", tStr), false) }, "ends with the escape"},
@@ -285,14 +282,14 @@ func TestStringAndFormat(t *testing.T) {
 		{nil, tInt, "NULL"},
 		{decimal128.FromI64(5), tDec, "0.05"},
 		{decimal128.FromI64(-12345), tDec, "-123.45"},
-		{0.1, tF64, "0.1"}, {1e-5, tF64, "1.0E-5"}, {math.Copysign(0, -1), tF64, "-0.0"}, {math.NaN(), tF64, "NaN"},
-		{float32(0.1), tF32, "0.1"}, {123456789.0, tF64, "1.23456789E8"},
+		{0.1, tF64, "0.1"}, {1e-5, tF64, "1e-05"}, {math.Copysign(0, -1), tF64, "-0.0"}, {math.NaN(), tF64, "nan"},
+		{float32(0.1), tF32, "0.1"}, {123456789.0, tF64, "123456789.0"},
 		{arrow.Timestamp(1436918405000), tTsMs, "2015-07-15 00:00:05"},
 		{arrow.Timestamp(1436918405001), tTsMs, "2015-07-15 00:00:05.001"},
 		{arrow.Timestamp(-1), tTsUs, "1969-12-31 23:59:59.999999"},
 		{arrow.Date32(0), tDate, "1970-01-01"},
-		{[]byte("hi"), tBin, "x'6869'"},
-		{true, tBool, "TRUE"},
+		{[]byte("hi"), tBin, `\x6869`},
+		{true, tBool, "true"},
 	} {
 		if got := FormatValue(c.v, c.t); got != c.want {
 			t.Errorf("FormatValue(%v, %s) = %s, want %s", c.v, c.t, got, c.want)

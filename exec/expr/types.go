@@ -2,7 +2,8 @@ package expr
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/clink-sql/clink/sqlvalue"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -14,61 +15,16 @@ const maxPrecision = 38
 // must be narrowed to fit 38 digits (LogicalTypeMerging.adjustPrecisionScale).
 const minAdjustedScale = 6
 
-// typeName renders t as the SQL type name users see in error messages.
+// typeName renders t as the SQL type name users see in error messages:
+// the one spelling of package sqlvalue.
 func typeName(t arrow.DataType) string {
 	if t == nil {
 		return "<nil>"
 	}
-	switch t.ID() {
-	case arrow.NULL:
-		return "NULL"
-	case arrow.BOOL:
-		return "BOOLEAN"
-	case arrow.INT8:
-		return "TINYINT"
-	case arrow.INT16:
-		return "SMALLINT"
-	case arrow.INT32:
-		return "INT"
-	case arrow.INT64:
-		return "BIGINT"
-	case arrow.FLOAT32:
-		return "FLOAT"
-	case arrow.FLOAT64:
-		return "DOUBLE"
-	case arrow.DECIMAL128:
-		d := t.(*arrow.Decimal128Type)
-		return fmt.Sprintf("DECIMAL(%d, %d)", d.Precision, d.Scale)
-	case arrow.STRING, arrow.LARGE_STRING:
-		return "VARCHAR"
-	case arrow.BINARY, arrow.LARGE_BINARY:
-		return "BYTES"
-	case arrow.TIMESTAMP:
-		return fmt.Sprintf("TIMESTAMP(%d)", tsPrecision(t.(*arrow.TimestampType).Unit))
-	case arrow.DATE32:
-		return "DATE"
-	case arrow.DURATION:
-		return "INTERVAL"
-	case arrow.EXTENSION:
-		if arrow.TypeEqual(t, JSONType) {
-			return "JSON"
-		}
-		return strings.ToUpper(t.(arrow.ExtensionType).ExtensionName())
-	}
-	return t.String()
+	return sqlvalue.TypeName(t)
 }
 
-func tsPrecision(u arrow.TimeUnit) int {
-	switch u {
-	case arrow.Second:
-		return 0
-	case arrow.Millisecond:
-		return 3
-	case arrow.Microsecond:
-		return 6
-	}
-	return 9
-}
+func tsPrecision(u arrow.TimeUnit) int { return sqlvalue.UnitPrecision(u) }
 
 func isInt(t arrow.DataType) bool {
 	return t.ID() == arrow.INT32 || t.ID() == arrow.INT64

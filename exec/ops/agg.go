@@ -13,16 +13,24 @@ import (
 
 // AggSpec is one aggregate call. Func is "count_star" (Col -1), "count",
 // "sum", "avg", "min" or "max"; Col is an input column index; Type is the
-// output type the planner chose (COUNT: BIGINT; SUM / AVG: BIGINT, DOUBLE
-// or DECIMAL128; MIN / MAX: the input's type).
+// output type the planner chose: COUNT BIGINT; SUM BIGINT over integers,
+// DOUBLE over floats, DECIMAL(38, s) over DECIMAL(p, s); AVG DOUBLE over
+// integers and floats (never a truncated BIGINT: AVG(1, 2) is 1.5) and
+// DECIMAL(38, max(s, 6)) over DECIMAL(p, s); MIN / MAX the input's type.
+// Text is the call as written (SUM(price)), for error messages; empty:
+// String's sum($2) form.
 type AggSpec struct {
 	Func     string
 	Distinct bool
 	Col      int
 	Type     arrow.DataType
+	Text     string
 }
 
 func (s AggSpec) String() string {
+	if s.Text != "" {
+		return s.Text
+	}
 	d := ""
 	if s.Distinct {
 		d = "DISTINCT "
@@ -53,7 +61,7 @@ func newAccumulator(s AggSpec) (accumulator, error) {
 	switch s.Func {
 	case "count":
 	case "sum", "avg":
-		acc, err = newSumAcc(s.Func == "avg", s.Type)
+		acc, err = newSumAcc(s.Func == "avg", s.Type, s.String())
 	case "min", "max":
 		acc, err = newMinMaxAcc(s.Func == "max", s.Type)
 	default:
@@ -268,7 +276,7 @@ func (h *HashAggregate) foldRow(r exec.Row, ri int) (g int32, created bool, err 
 			v = r[c]
 		}
 		if err := a.updateRow(v, g); err != nil {
-			return 0, false, fmt.Errorf("aggregate %s: row %d: %w", h.aggs[i], ri, err)
+			return 0, false, aggFailure(fmt.Sprintf("aggregate %s: row %d", h.aggs[i], ri), err)
 		}
 	}
 	return g, created, nil
@@ -325,7 +333,7 @@ func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch,
 		col.Release()
 		if err != nil {
 			// State may be partly updated: the query fails, so no replay.
-			return true, fmt.Errorf("aggregate %s: %w", h.aggs[i], err)
+			return true, aggFailure("aggregate "+h.aggs[i].String(), err)
 		}
 	}
 	return true, nil

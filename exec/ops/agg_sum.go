@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -28,7 +29,22 @@ type accumulator interface {
 	build(mem memory.Allocator, n int) (arrow.Array, error)
 }
 
-var errSumOverflow = errors.New("BIGINT overflow in SUM")
+// overflowError is an aggregate whose result does not fit its type. Its
+// text names the aggregate as written (SUM(price) overflowed BIGINT), so
+// the operators pass it on without their own prefix.
+type overflowError struct{ msg string }
+
+func (e *overflowError) Error() string { return e.msg }
+
+// aggFailure prefixes err with where it happened, except an overflow,
+// which already says which aggregate failed.
+func aggFailure(where string, err error) error {
+	var o *overflowError
+	if errors.As(err, &o) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}
 
 // countAcc is COUNT(*) (star) or COUNT(x).
 type countAcc struct {
@@ -73,24 +89,33 @@ const (
 	domInt sumDomain = iota
 	domFloat
 	domDecimal
+	domAvgInt // AVG over integers: an exact 128-bit sum, divided as DOUBLE
 )
 
 // sumAcc is SUM(x) or AVG(x) (avg: divide by the count of non-NULL inputs).
+// A BIGINT sum that leaves the int64 range is an error naming the
+// aggregate; AVG over integers sums in 128 bits, so it cannot overflow
+// before its division.
 type sumAcc struct {
 	avg    bool
+	name   string // the call as written, for the overflow error
 	out    arrow.DataType
 	dom    sumDomain
 	inDec  int32 // scale the decimal sums are kept in (the input's)
 	ints   []int64
+	his    []int64 // domAvgInt: the high words of the 128-bit sums (ints: low words)
 	floats []float64
 	decs   []decimal128.Num
 	counts []int64 // non-NULL inputs per group; 0 means the result is NULL
 }
 
-func newSumAcc(avg bool, out arrow.DataType) (*sumAcc, error) {
-	s := &sumAcc{avg: avg, out: out}
+func newSumAcc(avg bool, out arrow.DataType, name string) (*sumAcc, error) {
+	s := &sumAcc{avg: avg, out: out, name: name}
 	switch t := out.(type) {
 	case *arrow.Int64Type:
+		if avg {
+			return nil, fmt.Errorf("AVG gives DOUBLE (or DECIMAL over DECIMAL), not a truncated BIGINT")
+		}
 		s.dom = domInt
 	case *arrow.Float64Type:
 		s.dom = domFloat
@@ -106,8 +131,11 @@ func newSumAcc(avg bool, out arrow.DataType) (*sumAcc, error) {
 func (s *sumAcc) bind(in arrow.DataType) error {
 	switch in.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
-		if s.dom == domDecimal {
+		switch {
+		case s.dom == domDecimal:
 			s.inDec = 0
+		case s.avg && s.dom == domFloat:
+			s.dom = domAvgInt
 		}
 		return nil
 	case arrow.FLOAT32, arrow.FLOAT64:
@@ -128,6 +156,9 @@ func (s *sumAcc) grow(n int) {
 	switch s.dom {
 	case domInt:
 		s.ints = growTo(s.ints, n)
+	case domAvgInt:
+		s.ints = growTo(s.ints, n)
+		s.his = growTo(s.his, n)
 	case domFloat:
 		s.floats = growTo(s.floats, n)
 	default:
@@ -182,9 +213,25 @@ func sumIntsInto[T int8 | int16 | int32 | int64](s *sumAcc, vals []T, arr arrow.
 			a := ints[g]
 			r := a + v
 			if (a^r)&(v^r) < 0 {
-				return errSumOverflow
+				return s.overflow()
 			}
 			ints[g] = r
+			counts[g]++
+		}
+		return nil
+	}
+	if s.dom == domAvgInt && !nulls {
+		// 128-bit sums: add the value's low word with carry into the
+		// high word, which takes the value's sign extension.
+		lo, hi, counts := s.ints, s.his, s.counts
+		for i, g := range ids {
+			if g < 0 {
+				continue
+			}
+			v := int64(vals[i])
+			sum, carry := bits.Add64(uint64(lo[g]), uint64(v), 0)
+			lo[g] = int64(sum)
+			hi[g] += v>>63 + int64(carry)
 			counts[g]++
 		}
 		return nil
@@ -217,9 +264,13 @@ func (s *sumAcc) addInt(g int32, v int64) error {
 		a := s.ints[g]
 		r := a + v
 		if (v > 0 && r < a) || (v < 0 && r > a) {
-			return errSumOverflow
+			return s.overflow()
 		}
 		s.ints[g] = r
+	case domAvgInt:
+		sum, carry := bits.Add64(uint64(s.ints[g]), uint64(v), 0)
+		s.ints[g] = int64(sum)
+		s.his[g] += v>>63 + int64(carry)
 	case domFloat:
 		s.floats[g] += float64(v)
 	default:
@@ -229,10 +280,14 @@ func (s *sumAcc) addInt(g int32, v int64) error {
 	return nil
 }
 
+func (s *sumAcc) overflow() error {
+	return &overflowError{msg: s.name + " overflowed BIGINT"}
+}
+
 func (s *sumAcc) addDec(g int32, v decimal128.Num) error {
 	r := s.decs[g].Add(v)
 	if !r.FitsInPrecision(38) {
-		return errors.New("DECIMAL overflow in SUM (more than 38 digits)")
+		return &overflowError{msg: s.name + " overflowed DECIMAL(38) (more than 38 digits)"}
 	}
 	s.decs[g] = r
 	s.counts[g]++
@@ -276,10 +331,14 @@ func (s *sumAcc) value(g int) any {
 	}
 	switch s.dom {
 	case domInt:
-		if s.avg {
-			return s.ints[g] / s.counts[g]
-		}
 		return s.ints[g]
+	case domAvgInt:
+		lo, hi := s.ints[g], s.his[g]
+		if hi == lo>>63 { // the sum fits int64: exact up to the division
+			return float64(lo) / float64(s.counts[g])
+		}
+		sum := float64(hi)*0x1p64 + float64(uint64(lo)) // hi * 2^64 + lo (unsigned)
+		return sum / float64(s.counts[g])
 	case domFloat:
 		if s.avg {
 			return s.floats[g] / float64(s.counts[g])

@@ -98,9 +98,6 @@ func refFold(s AggSpec, vals []any) any {
 		for _, v := range vals {
 			sum += v.(int64)
 		}
-		if s.Func == "avg" {
-			return sum / int64(len(vals))
-		}
 		return sum
 	}
 	best := vals[0]
@@ -136,7 +133,7 @@ var sampleAggs = []AggSpec{
 	{Func: "count_star", Col: -1, Type: i64},
 	{Func: "count", Col: 2, Type: i64},
 	{Func: "sum", Col: 2, Type: i64},
-	{Func: "avg", Col: 2, Type: i64},
+	{Func: "avg", Col: 3, Type: f64},
 	{Func: "avg", Col: 2, Type: f64},
 	{Func: "sum", Col: 3, Type: f64},
 	{Func: "min", Col: 1, Type: str},

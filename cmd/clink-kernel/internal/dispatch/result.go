@@ -11,8 +11,8 @@ import (
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
-	"github.com/clink-sql/clink/exec/expr"
 	"github.com/clink-sql/clink/exec/ops"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 // liveTail is how many of the latest rows a live (unbounded) result shows.
@@ -113,6 +113,22 @@ type resultWriter struct {
 	// ResultOrder) by the row values in raw, which parallels rows.
 	order func(a, b exec.Row) int
 	raw   []exec.Row
+	// text spells each column's values (sqlvalue's canonical text, as the
+	// shell and CAST(x AS VARCHAR)), reading the Arrow arrays directly.
+	text    []sqlvalue.AppendFunc
+	scratch []byte
+}
+
+// cellOf is a row-form value as a cell: the canonical text, NULL apart.
+func cellOf(v any, t arrow.DataType) cellValue {
+	if r, ok := v.(exec.Row); ok {
+		v = []any(r)
+	}
+	s, null := sqlvalue.Format(v, t)
+	if null {
+		return cellValue{s: "NULL", null: true}
+	}
+	return cellValue{s: s}
 }
 
 // ResultOrder implements engine.OrderedWriter: the rank order of a
@@ -130,8 +146,10 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	defer w.mu.Unlock()
 	w.started = true
 	w.cols = make([]column, schema.NumFields())
+	w.text = make([]sqlvalue.AppendFunc, schema.NumFields())
 	for i, f := range schema.Fields() {
 		w.cols[i] = column{name: f.Name, typ: f.Type}
+		w.text[i] = sqlvalue.Appender(f.Type)
 	}
 	o := w.out.opts
 	w.limit = w.out.k.maxRows
@@ -183,7 +201,8 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 					if col.IsNull(i) {
 						row[c] = cellValue{s: "NULL", null: true}
 					} else {
-						row[c] = cellValue{s: expr.FormatValue(exec.Value(col, i), w.cols[c].typ)}
+						w.scratch = w.text[c](col, i, w.scratch[:0])
+						row[c] = cellValue{s: string(w.scratch)}
 					}
 				}
 			}
@@ -193,8 +212,7 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 		for i := 0; i < int(n); i++ {
 			if row := w.slot(); row != nil {
 				for c := range row {
-					v := rows[i][c]
-					row[c] = cellValue{s: expr.FormatValue(v, w.cols[c].typ), null: v == nil}
+					row[c] = cellOf(rows[i][c], w.cols[c].typ)
 				}
 			}
 		}
@@ -245,11 +263,7 @@ func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
 		for c := range row {
 			v := value(i, c+1)
 			vals[c] = v
-			if v == nil {
-				row[c] = cellValue{s: "NULL", null: true}
-			} else {
-				row[c] = cellValue{s: expr.FormatValue(v, w.cols[c].typ)}
-			}
+			row[c] = cellOf(v, w.cols[c].typ)
 		}
 		switch value(i, 0) {
 		case "+I", "+U":
