@@ -1,9 +1,11 @@
 package plan
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -23,6 +25,9 @@ type BindOptions struct {
 	// Text is the statement the query was parsed from: errors point into
 	// it, and a select item without an alias is named by its text.
 	Text string
+	// Now is the statement's clock (CURRENT_TIMESTAMP and friends read it,
+	// so every call in one statement agrees); zero: read when bound.
+	Now time.Time
 }
 
 // Bind turns a parsed query into a logical plan over cat: names resolved,
@@ -30,7 +35,11 @@ type BindOptions struct {
 // expressions and join conditions unsplit; Optimize's rules take it from
 // there.
 func Bind(cat *Catalog, q *ast.Query, opts BindOptions) (n Node, err error) {
-	b := &binder{cat: cat, streaming: opts.Streaming, text: opts.Text}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	b := &binder{cat: cat, streaming: opts.Streaming, text: opts.Text, clock: expr.WithStatementTime(context.Background(), now)}
 	defer func() {
 		// A bug in the binder must surface as an error, not take the
 		// session down; it names the statement's start.
@@ -53,6 +62,8 @@ type binder struct {
 	streaming bool
 	// ctes is the innermost WITH's frame.
 	ctes *cteFrame
+	// clock carries the statement time to the clock functions.
+	clock context.Context
 }
 
 // cteFrame is the CTEs one WITH defines; parent is the enclosing WITH's.

@@ -179,7 +179,8 @@ func (b *binder) bindCall(x *ast.FuncCall, sc *scope, ctx *exprCtx) (Expr, error
 		}
 		args[i] = v
 	}
-	return funcCall(name, args...)
+	clock := b.clock
+	return NewCall("fn:"+name, args, func(a []expr.Expr) (expr.Expr, error) { return expr.NewFuncContext(clock, name, a) })
 }
 
 func clauseOr(ctx *exprCtx, def string) string {
