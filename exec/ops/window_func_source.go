@@ -1,0 +1,362 @@
+package ops
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// ---- the row source (row input: the authoritative path) ----
+
+// rowSource is row input sorted with ORDER BY's row comparator.
+type rowSource struct {
+	schema *arrow.Schema
+	rows   []exec.Row
+	cols   map[int]*winCol
+}
+
+func newRowSource(schema *arrow.Schema, rows []exec.Row, keys []SortKey) *rowSource {
+	if len(keys) > 0 {
+		slices.SortStableFunc(rows, rowComparator(keys))
+	}
+	return &rowSource{schema: schema, rows: rows, cols: map[int]*winCol{}}
+}
+
+func (s *rowSource) len() int { return len(s.rows) }
+func (s *rowSource) release() {}
+
+func (s *rowSource) comparator(keys []SortKey) func(a, b int) int {
+	if len(keys) == 0 {
+		return nil
+	}
+	c := rowComparator(keys)
+	return func(a, b int) int { return c(s.rows[a], s.rows[b]) }
+}
+
+func (s *rowSource) extract(c int) (*winCol, error) {
+	if wc := s.cols[c]; wc != nil {
+		return wc, nil
+	}
+	n := len(s.rows)
+	wc := newWinCol(s.schema.Field(c).Type, n)
+	wc.valid = make([]bool, n)
+	nulls := false
+	for k, r := range s.rows {
+		v := r[c]
+		if v == nil {
+			nulls = true
+			continue
+		}
+		wc.valid[k] = true
+		if err := wc.setRow(k, v); err != nil {
+			return nil, fmt.Errorf("column %q: %w", s.schema.Field(c).Name, err)
+		}
+	}
+	if !nulls {
+		wc.valid = nil
+	}
+	s.cols[c] = wc
+	return wc, nil
+}
+
+// setRow stores the row-form value v at k.
+func (c *winCol) setRow(k int, v any) error {
+	switch x := v.(type) {
+	case int64:
+		if c.ints != nil {
+			c.ints[k] = x
+			return nil
+		}
+	case int32:
+		if c.ints != nil {
+			c.ints[k] = int64(x)
+			return nil
+		}
+	case arrow.Date32:
+		if c.ints != nil {
+			c.ints[k] = int64(x)
+			return nil
+		}
+	case arrow.Timestamp:
+		if c.ints != nil {
+			c.ints[k] = int64(x)
+			return nil
+		}
+	case bool:
+		if c.ints != nil {
+			c.ints[k] = b2i(x)
+			return nil
+		}
+	case float64:
+		if c.floats != nil {
+			c.floats[k] = x
+			return nil
+		}
+	case float32:
+		if c.floats != nil {
+			c.floats[k] = float64(x)
+			return nil
+		}
+	case decimal128.Num:
+		if c.decs != nil {
+			c.decs[k] = x
+			return nil
+		}
+	case string:
+		if c.strs != nil {
+			c.strs[k] = x
+			return nil
+		}
+	case []byte:
+		if c.strs != nil {
+			c.strs[k] = string(x)
+			return nil
+		}
+	}
+	if catOf(c.typ) == catNone {
+		return nil // validity is all anyone reads of such a column
+	}
+	return fmt.Errorf("value %v (%T) in a %s column", v, v, c.typ)
+}
+
+func (s *rowSource) value(c, k int) any { return s.rows[k][c] }
+
+func (s *rowSource) inputColumns(mem memory.Allocator) ([]arrow.Array, error) {
+	cols := make([]arrow.Array, s.schema.NumFields())
+	for c := range cols {
+		b := array.NewBuilder(mem, s.schema.Field(c).Type)
+		b.Reserve(len(s.rows))
+		for _, r := range s.rows {
+			if err := exec.AppendValue(b, r[c]); err != nil {
+				b.Release()
+				releaseAll(cols[:c])
+				return nil, fmt.Errorf("column %q: %w", s.schema.Field(c).Name, err)
+			}
+		}
+		cols[c] = b.NewArray()
+		b.Release()
+	}
+	return cols, nil
+}
+
+func (s *rowSource) pickValue(c int, pick []int32, def pickDefaults, k int) any {
+	switch p := pick[k]; p {
+	case pickNull:
+		return nil
+	case pickDefault:
+		if def.col >= 0 {
+			return s.rows[k][def.col]
+		}
+		return def.value
+	default:
+		return s.rows[p][c]
+	}
+}
+
+func (s *rowSource) pickColumn(mem memory.Allocator, c int, pick []int32, def pickDefaults) (arrow.Array, error) {
+	b := array.NewBuilder(mem, s.schema.Field(c).Type)
+	defer b.Release()
+	b.Reserve(len(pick))
+	for k := range pick {
+		if err := exec.AppendValue(b, s.pickValue(c, pick, def, k)); err != nil {
+			return nil, fmt.Errorf("column %q: %w", s.schema.Field(c).Name, err)
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// ---- the record source (columnar input) ----
+
+// recSource is columnar input: the buffered records concatenated column
+// by column, and the sorted order as an index into them (one typed index
+// sort, as the ORDER BY operator does).
+type recSource struct {
+	schema *arrow.Schema
+	cols   []arrow.Array // owned
+	idx    []int32
+	wcols  map[int]*winCol
+}
+
+func newRecSource(mem memory.Allocator, schema *arrow.Schema, recs []arrow.RecordBatch, n int, keys []SortKey) (*recSource, error) {
+	cols, err := concatColumns(mem, schema, recs)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	if len(keys) > 0 {
+		slices.SortStableFunc(idx, recordComparator(cols, keys))
+	}
+	return &recSource{schema: schema, cols: cols, idx: idx, wcols: map[int]*winCol{}}, nil
+}
+
+func (s *recSource) len() int { return len(s.idx) }
+
+func (s *recSource) release() {
+	releaseAll(s.cols)
+	s.cols = nil
+}
+
+func (s *recSource) comparator(keys []SortKey) func(a, b int) int {
+	if len(keys) == 0 {
+		return nil
+	}
+	c := recordComparator(s.cols, keys)
+	idx := s.idx
+	return func(a, b int) int { return c(idx[a], idx[b]) }
+}
+
+func (s *recSource) extract(c int) (*winCol, error) {
+	if wc := s.wcols[c]; wc != nil {
+		return wc, nil
+	}
+	arr, idx := s.cols[c], s.idx
+	wc := newWinCol(arr.DataType(), len(idx))
+	if arr.NullN() > 0 {
+		wc.valid = make([]bool, len(idx))
+		for k, i := range idx {
+			wc.valid[k] = arr.IsValid(int(i))
+		}
+	}
+	d := arr.Data()
+	switch a := arr.(type) {
+	case *array.Int64:
+		gatherNum(wc.ints, a.Int64Values(), idx)
+	case *array.Int32:
+		gatherNum(wc.ints, a.Int32Values(), idx)
+	case *array.Int16:
+		gatherNum(wc.ints, a.Int16Values(), idx)
+	case *array.Int8:
+		gatherNum(wc.ints, a.Int8Values(), idx)
+	case *array.Date32:
+		gatherNum(wc.ints, arrow.GetValues[int32](d, 1), idx)
+	case *array.Timestamp:
+		gatherNum(wc.ints, arrow.GetValues[int64](d, 1), idx)
+	case *array.Boolean:
+		for k, i := range idx {
+			wc.ints[k] = b2i(a.Value(int(i)))
+		}
+	case *array.Float64:
+		gatherNum(wc.floats, a.Float64Values(), idx)
+	case *array.Float32:
+		gatherNum(wc.floats, a.Float32Values(), idx)
+	case *array.Decimal128:
+		src := arrow.GetValues[decimal128.Num](d, 1)
+		for k, i := range idx {
+			wc.decs[k] = src[i]
+		}
+	case *array.String:
+		// Aliases the concatenated column, which outlives the kernels.
+		for k, i := range idx {
+			wc.strs[k] = a.Value(int(i))
+		}
+	case *array.Binary:
+		for k, i := range idx {
+			wc.strs[k] = string(a.Value(int(i)))
+		}
+	default:
+		if catOf(arr.DataType()) != catNone {
+			return nil, fmt.Errorf("column %q: unexpected %T", s.schema.Field(c).Name, arr)
+		}
+	}
+	s.wcols[c] = wc
+	return wc, nil
+}
+
+// gatherNum writes src[idx[k]] to dst[k], widened.
+func gatherNum[S int8 | int16 | int32 | int64 | float32 | float64, D int64 | float64](dst []D, src []S, idx []int32) {
+	for k, i := range idx {
+		dst[k] = D(src[i])
+	}
+}
+
+func (s *recSource) value(c, k int) any { return exec.Value(s.cols[c], int(s.idx[k])) }
+
+func (s *recSource) inputColumns(mem memory.Allocator) ([]arrow.Array, error) {
+	out := make([]arrow.Array, len(s.cols))
+	for c, col := range s.cols {
+		a, err := gather(mem, col, s.idx)
+		if err != nil {
+			releaseAll(out[:c])
+			return nil, fmt.Errorf("column %q: %w", s.schema.Field(c).Name, err)
+		}
+		out[c] = a
+	}
+	return out, nil
+}
+
+func (s *recSource) pickValue(c int, pick []int32, def pickDefaults, k int) any {
+	switch p := pick[k]; p {
+	case pickNull:
+		return nil
+	case pickDefault:
+		if def.col >= 0 {
+			return s.value(def.col, k)
+		}
+		return def.value
+	default:
+		return s.value(c, int(p))
+	}
+}
+
+// pickColumn gathers the picked rows in one pass; defaults are gathered
+// from the default column (or a one-value array of the constant) appended
+// to the value column.
+func (s *recSource) pickColumn(mem memory.Allocator, c int, pick []int32, def pickDefaults) (arrow.Array, error) {
+	src := s.cols[c]
+	at := make([]int32, len(pick))
+	defaults := false
+	for k, p := range pick {
+		switch p {
+		case pickNull:
+			at[k] = -1
+		case pickDefault:
+			at[k] = -1
+			defaults = true
+		default:
+			at[k] = s.idx[p]
+		}
+	}
+	if !defaults || (def.col < 0 && def.value == nil) {
+		return gather(mem, src, at)
+	}
+	var extra arrow.Array
+	if def.col >= 0 {
+		extra = s.cols[def.col]
+		extra.Retain()
+	} else {
+		b := array.NewBuilder(mem, src.DataType())
+		if err := exec.AppendValue(b, def.value); err != nil {
+			b.Release()
+			return nil, fmt.Errorf("default: %w", err)
+		}
+		extra = b.NewArray()
+		b.Release()
+	}
+	both, err := array.Concatenate([]arrow.Array{src, extra}, mem)
+	extra.Release()
+	if err != nil {
+		return nil, err
+	}
+	defer both.Release()
+	base := int32(src.Len())
+	for k, p := range pick {
+		if p != pickDefault {
+			continue
+		}
+		if def.col >= 0 {
+			at[k] = base + s.idx[k]
+		} else {
+			at[k] = base
+		}
+	}
+	return gather(mem, both, at)
+}
