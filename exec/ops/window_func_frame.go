@@ -18,21 +18,20 @@ type winLayout struct {
 	grp    []int32 // each row's peer group
 }
 
-func newLayout(src winSource, partBy []SortKey, orderBy []SortKey) *winLayout {
+func newLayout(src winSource, orderBy []SortKey) *winLayout {
 	n := src.len()
-	l := &winLayout{n: n, parts: []int32{0}, groups: []int32{0}, grp: make([]int32, n)}
-	pc, oc := src.comparator(partBy), src.comparator(orderBy)
-	for i := 1; i < n; i++ {
-		newPart := pc != nil && pc(i-1, i) != 0
-		if newPart {
-			l.parts = append(l.parts, int32(i))
-		}
-		if newPart || (oc != nil && oc(i-1, i) != 0) {
+	l := &winLayout{n: n, parts: src.partitions(), grp: make([]int32, n)}
+	oc := src.comparator(orderBy)
+	next := 0 // the next partition to start
+	for i := 0; i < n; i++ {
+		if int(l.parts[next]) == i {
+			l.groups = append(l.groups, int32(i))
+			next++
+		} else if oc != nil && oc(i-1, i) != 0 {
 			l.groups = append(l.groups, int32(i))
 		}
 		l.grp[i] = int32(len(l.groups) - 1)
 	}
-	l.parts = append(l.parts, int32(n))
 	l.groups = append(l.groups, int32(n))
 	return l
 }

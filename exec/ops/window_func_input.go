@@ -15,6 +15,9 @@ import (
 // same questions, so every kernel serves both.
 type winSource interface {
 	len() int
+	// partitions lists where each partition starts in sorted order, then
+	// len().
+	partitions() []int32
 	// comparator orders sorted positions by keys (nil without keys).
 	comparator(keys []SortKey) func(a, b int) int
 	// extract reads input column c in sorted order into typed vectors

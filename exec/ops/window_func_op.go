@@ -13,13 +13,15 @@ import (
 
 // WindowFuncs evaluates window functions (f(...) OVER (PARTITION BY ...
 // ORDER BY ... frame)) that share one window over a bounded input. It
-// buffers the input (records retained as they came, row batches as rows),
-// and when the input finishes sorts it once by the partition keys and the
-// ORDER BY keys with the ORDER BY operator's comparators, computes each
-// function as a column over the sorted rows (typed vectors; no per-value
-// boxing on the columnar path) and emits every input column followed by
-// one column per function, in (partition, order) order, ties in arrival
-// order. The planner chains one operator per distinct window and runs one
+// buffers the input (records retained as they came, row batches as rows).
+// When the input finishes it groups the rows by the PARTITION BY keys (the
+// GROUP BY key index: NULLs are one partition, -0 equals 0), sorts each
+// partition by the ORDER BY keys with the ORDER BY operator's comparators,
+// computes each function as a column over the sorted rows (typed vectors;
+// no per-value boxing on the columnar path) and emits every input column
+// followed by one column per function: partition after partition, in
+// order of their first row's arrival, each in ORDER BY order, ties in
+// arrival order. The planner chains one operator per distinct window and runs one
 // instance per hash partition of the PARTITION BY keys (or a single one
 // without PARTITION BY): the operator is single-threaded.
 type WindowFuncs struct {
@@ -28,11 +30,9 @@ type WindowFuncs struct {
 	in   *arrow.Schema // the input columns: out's leading fields
 	mem  memory.Allocator
 
-	fns      []winFn
-	partKeys []SortKey
-	sortKeys []SortKey // partition keys, then ORDER BY
-	err      error     // configuration error, reported on first use
-	checked  bool
+	fns     []winFn
+	err     error // configuration error, reported on first use
+	checked bool
 
 	columnarOut bool
 	chunks      []winChunk
@@ -65,7 +65,6 @@ func NewWindowFuncs(spec WindowFuncsSpec, out *arrow.Schema, mem memory.Allocato
 			w.err = fmt.Errorf("window: PARTITION BY column %d out of range (input has %d columns)", c, nIn)
 			return w
 		}
-		w.partKeys = append(w.partKeys, SortKey{Col: c})
 	}
 	for _, k := range spec.OrderBy {
 		if k.Col < 0 || k.Col >= nIn {
@@ -73,7 +72,6 @@ func NewWindowFuncs(spec WindowFuncsSpec, out *arrow.Schema, mem memory.Allocato
 			return w
 		}
 	}
-	w.sortKeys = append(append([]SortKey(nil), w.partKeys...), spec.OrderBy...)
 	for i, f := range spec.Funcs {
 		field := out.Field(nIn + i)
 		fn, err := compileFunc(f, w.in, field, spec.OrderBy)
@@ -218,7 +216,7 @@ func (w *WindowFuncs) run(ctx context.Context, out exec.Emitter) error {
 		return err
 	}
 	defer src.release()
-	lay := newLayout(src, w.partKeys, w.spec.OrderBy)
+	lay := newLayout(src, w.spec.OrderBy)
 	w.partitions = len(lay.parts) - 1
 	ev := &winEval{src: src, lay: lay, orderBy: w.spec.OrderBy, frames: map[string]*frameBounds{}}
 	res := make([]*winResult, len(w.fns))
@@ -246,7 +244,11 @@ func (w *WindowFuncs) sorted() (winSource, error) {
 		for _, c := range w.chunks {
 			rows = append(rows, c.rows...)
 		}
-		return newRowSource(w.in, rows, w.sortKeys), nil
+		src, err := newRowSource(w.in, rows, w.spec.PartitionBy, w.spec.OrderBy)
+		if err != nil {
+			return nil, fmt.Errorf("window: %w", err)
+		}
+		return src, nil
 	}
 	recs := make([]arrow.RecordBatch, 0, len(w.chunks))
 	defer func() {
@@ -266,7 +268,7 @@ func (w *WindowFuncs) sorted() (winSource, error) {
 		}
 		recs = append(recs, rec)
 	}
-	src, err := newRecSource(w.mem, w.in, recs, w.rows, w.sortKeys)
+	src, err := newRecSource(w.mem, w.in, recs, w.rows, w.spec.PartitionBy, w.spec.OrderBy)
 	if err != nil {
 		return nil, fmt.Errorf("window: %w", err)
 	}

@@ -96,25 +96,29 @@ func refKeyCmp(a, b exec.Row, keys []SortKey) int {
 }
 
 // refOver computes spec over rows. Output: every row followed by one
-// value per function, ordered by partition keys (ascending, NULLs last)
-// then ORDER BY, ties in input order. An error is expected where the
-// operator must fail (a sum out of range).
+// value per function, partition after partition in order of their first
+// row, each ordered by ORDER BY, ties in input order. An error is expected
+// where the operator must fail (a sum out of range).
 func refOver(rows []exec.Row, spec WindowFuncsSpec, out *arrow.Schema) ([]exec.Row, error) {
 	var partKeys []SortKey
 	for _, c := range spec.PartitionBy {
 		partKeys = append(partKeys, SortKey{Col: c})
 	}
-	keys := append(append([]SortKey(nil), partKeys...), spec.OrderBy...)
-	sorted := append([]exec.Row(nil), rows...)
-	sort.SliceStable(sorted, func(i, j int) bool { return refKeyCmp(sorted[i], sorted[j], keys) < 0 })
+	var parts [][]exec.Row
+next:
+	for _, r := range rows {
+		for p := range parts {
+			if refKeyCmp(parts[p][0], r, partKeys) == 0 {
+				parts[p] = append(parts[p], r)
+				continue next
+			}
+		}
+		parts = append(parts, []exec.Row{r})
+	}
 	nIn := out.NumFields() - len(spec.Funcs)
 	var res []exec.Row
-	for start := 0; start < len(sorted); {
-		end := start + 1
-		for end < len(sorted) && refKeyCmp(sorted[start], sorted[end], partKeys) == 0 {
-			end++
-		}
-		part := sorted[start:end]
+	for _, part := range parts {
+		sort.SliceStable(part, func(i, j int) bool { return refKeyCmp(part[i], part[j], spec.OrderBy) < 0 })
 		for i := range part {
 			r := append(exec.Row(nil), part[i]...)
 			for f, fn := range spec.Funcs {
@@ -126,7 +130,6 @@ func refOver(rows []exec.Row, spec WindowFuncsSpec, out *arrow.Schema) ([]exec.R
 			}
 			res = append(res, r)
 		}
-		start = end
 	}
 	return res, nil
 }
