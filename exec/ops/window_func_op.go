@@ -171,14 +171,14 @@ func (w *WindowFuncs) plainRecord(rec arrow.RecordBatch) (arrow.RecordBatch, err
 		rec.Retain()
 		return rec, nil
 	}
-	cols := make([]arrow.Array, rec.NumCols())
-	defer releaseAll(cols)
-	for c := range cols {
+	cols := make([]arrow.Array, 0, rec.NumCols())
+	defer func() { releaseAll(cols) }()
+	for c := range int(rec.NumCols()) {
 		a, err := exec.PlainArray(w.mem, rec.Column(c))
 		if err != nil {
 			return nil, fmt.Errorf("window: column %q: %w", w.in.Field(c).Name, err)
 		}
-		cols[c] = a
+		cols = append(cols, a)
 	}
 	return array.NewRecordBatch(w.in, cols, rec.NumRows()), nil
 }
