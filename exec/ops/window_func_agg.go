@@ -74,12 +74,17 @@ func (e *winEval) sumExact(fn *winFn, fb *frameBounds) (*winResult, error) {
 		return nil, err
 	}
 	before, _ := col.prefixValid(l.n)
-	vals := exactValues(col, l.n)
 	prefix := make([]i192, l.n+1)
 	var acc i192
-	for k, v := range vals {
+	for k := 0; k < l.n; k++ {
 		prefix[k] = acc
-		acc = acc.add(v)
+		switch {
+		case !col.isValid(k):
+		case col.ints != nil:
+			acc = acc.add(i192From64(col.ints[k]))
+		default:
+			acc = acc.add(i192FromDec(col.decs[k]))
+		}
 	}
 	prefix[l.n] = acc
 	res := newExactResult(fn, l.n)
