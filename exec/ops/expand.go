@@ -113,19 +113,9 @@ func (e *Expand) check(s *arrow.Schema) error {
 	if e.err != nil || e.checked {
 		return e.err
 	}
-	if s.NumFields() != e.nIn {
-		e.err = fmt.Errorf("expand: input has %d columns, the output schema expects %d", s.NumFields(), e.nIn)
-		return e.err
-	}
-	for c := range e.nIn {
-		if !exec.SameColumnType(s.Field(c).Type, e.out.Field(c).Type) {
-			e.err = fmt.Errorf("expand: input column %q is %s, output column %q is %s",
-				s.Field(c).Name, s.Field(c).Type, e.out.Field(c).Name, e.out.Field(c).Type)
-			return e.err
-		}
-	}
+	e.err = checkInputColumns("expand", s, e.out.Fields()[:e.nIn])
 	e.checked = true
-	return nil
+	return e.err
 }
 
 // Process is the row path.

@@ -15,33 +15,28 @@ import (
 // values where the frame starts at the partition's start. Never a walk
 // over the frame's rows.
 
-func (e *winEval) countStar(fb *frameBounds) *winResult {
-	l := e.lay
-	out := &winResult{ints: make([]int64, l.n)}
-	var buf [3]span
-	for i := range out.ints {
-		var c int64
-		for _, s := range fb.spans(l, i, &buf) {
-			c += int64(s.e - s.s)
-		}
-		out.ints[i] = c
-	}
-	return out
-}
-
+// count is count(*), the frame's rows, and count(x), its non-NULL values
+// (from prefix counts).
 func (e *winEval) count(fn *winFn, fb *frameBounds) (*winResult, error) {
 	l := e.lay
-	col, err := e.src.extract(fn.arg)
-	if err != nil {
-		return nil, err
+	var before []int32
+	if fn.kind == fnCount {
+		col, err := e.src.extract(fn.arg)
+		if err != nil {
+			return nil, err
+		}
+		before, _ = col.prefixValid(l.n)
 	}
-	before, _ := col.prefixValid(l.n)
 	out := &winResult{ints: make([]int64, l.n)}
 	var buf [3]span
 	for i := range out.ints {
 		var c int64
 		for _, s := range fb.spans(l, i, &buf) {
-			c += int64(before[s.e] - before[s.s])
+			if before == nil {
+				c += int64(s.e - s.s)
+			} else {
+				c += int64(before[s.e] - before[s.s])
+			}
 		}
 		out.ints[i] = c
 	}

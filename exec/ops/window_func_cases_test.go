@@ -73,6 +73,18 @@ var empRows = []exec.Row{
 	{"sales", int64(4), int64(4800)},
 }
 
+// checkTails compares each row's values from column from on, printed.
+func checkTails(t *testing.T, rows []exec.Row, from int, want string) {
+	t.Helper()
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprint(r[from:]))
+	}
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
 func checkByKey(t *testing.T, got map[any][]any, want map[int64][]any) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -244,14 +256,7 @@ func TestWindowFuncsExcludeAndGroups(t *testing.T) {
 		{Func: "sum", Args: []int{1}, Frame: groups},
 		{Func: "max", Args: []int{1}, Frame: all(ExcludeTies)},
 	}}, i64T, i64T, i64T, i64T, i64T)
-	var got []string
-	for _, r := range rows {
-		got = append(got, fmt.Sprint(r[2:]))
-	}
-	want := "[14 12 13 3 5] [13 12 14 3 5] [12 8 11 10 5] [11 8 12 10 5] [10 10 15 12 5]"
-	if strings.Join(got, " ") != want {
-		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
-	}
+	checkTails(t, rows, 2, "[14 12 13 3 5] [13 12 14 3 5] [12 8 11 10 5] [11 8 12 10 5] [10 10 15 12 5]")
 }
 
 // IGNORE NULLS skips NULL values as if their rows did not exist.
@@ -265,14 +270,7 @@ func TestWindowFuncsIgnoreNulls(t *testing.T) {
 		{Func: "last_value", Args: []int{1}, Frame: near, IgnoreNulls: true},
 		{Func: "lag", Args: []int{1}, Param: 2, IgnoreNulls: true, Default: int64(-9)},
 	}}, i64T, i64T, i64T, i64T, i64T)
-	var got []string
-	for _, r := range rows {
-		got = append(got, fmt.Sprint(r[2:]))
-	}
-	want := "[<nil> 4 1 1 -9] [1 4 1 1 -9] [1 4 4 4 -9] [1 6 4 4 -9] [4 6 4 6 1] [4 <nil> 6 6 1]"
-	if strings.Join(got, " ") != want {
-		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
-	}
+	checkTails(t, rows, 2, "[<nil> 4 1 1 -9] [1 4 1 1 -9] [1 4 4 4 -9] [1 6 4 4 -9] [4 6 4 6 1] [4 <nil> 6 6 1]")
 }
 
 // A frame's sum is exact: a sliding frame fits BIGINT although the running
@@ -286,14 +284,7 @@ func TestWindowFuncsSumOverflow(t *testing.T) {
 		{Func: "sum", Args: []int{1}, Frame: cur},
 		{Func: "avg", Args: []int{1}},
 	}}, i64T, f64T)
-	var got []string
-	for _, r := range rows {
-		got = append(got, fmt.Sprint(r[2:]))
-	}
-	want := fmt.Sprintf("[%d %v] [%d %v] [%d %v] [%d %v]", m, float64(m), m, float64(m), -m, float64(m)/3, -m, 0.0)
-	if strings.Join(got, " ") != want {
-		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
-	}
+	checkTails(t, rows, 2, fmt.Sprintf("[%d %v] [%d %v] [%d %v] [%d %v]", m, float64(m), m, float64(m), -m, float64(m)/3, -m, 0.0))
 	for _, colIn := range []bool{false, true} {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		out := arrow.NewSchema(append(xySchema.Fields(), arrow.Field{Name: "s", Type: i64T, Nullable: true}), nil)

@@ -100,14 +100,15 @@ func (l *winLayout) frame(f Frame, rk *rangeKey) (*frameBounds, error) {
 		switch f.Unit {
 		case FrameRows:
 			for i := ps; i < pe; i++ {
-				fb.start[i] = int32(rowsBound(f.Start, false, i, ps, pe))
-				fb.end[i] = int32(rowsBound(f.End, true, i, ps, pe))
+				fb.start[i] = unitBound(f.Start, false, i, ps, pe, nil)
+				fb.end[i] = unitBound(f.End, true, i, ps, pe, nil)
 			}
 		case FrameGroups:
 			gs, ge := int(l.grp[ps]), int(l.grp[pe-1])+1
 			for i := ps; i < pe; i++ {
-				fb.start[i] = l.groupsBound(f.Start, false, i, ps, pe, gs, ge)
-				fb.end[i] = l.groupsBound(f.End, true, i, ps, pe, gs, ge)
+				g := int(l.grp[i])
+				fb.start[i] = unitBound(f.Start, false, g, gs, ge, l.groups)
+				fb.end[i] = unitBound(f.End, true, g, gs, ge, l.groups)
 			}
 		default:
 			var nnS, nnE int
@@ -125,62 +126,38 @@ func (l *winLayout) frame(f Frame, rk *rangeKey) (*frameBounds, error) {
 
 func isOffset(k BoundKind) bool { return k == OffsetPreceding || k == OffsetFollowing }
 
-// rowsBound is a ROWS frame's start (or exclusive end) for row i of the
-// partition [ps, pe). Offsets may be as large as an int64 holds.
-func rowsBound(b FrameBound, isEnd bool, i, ps, pe int) int {
-	adj := 0
+// unitBound is a ROWS or GROUPS frame's start (or exclusive end) for a
+// row in unit u (its row, or its peer group) of a partition made of the
+// units [us, ue); first[v] is unit v's first row (nil: v itself, for
+// ROWS), first[ue] the partition's end. Offsets may be as large as an
+// int64 holds.
+func unitBound(b FrameBound, isEnd bool, u, us, ue int, first []int32) int32 {
+	at := func(v int) int32 {
+		if first == nil {
+			return int32(v)
+		}
+		return first[v]
+	}
 	if isEnd {
-		adj = 1
+		u++ // an end is exclusive: the unit after the last one inside
 	}
 	switch b.Kind {
 	case UnboundedPreceding:
-		return ps
+		return at(us)
 	case UnboundedFollowing:
-		return pe
+		return at(ue)
 	case CurrentRow:
-		return i + adj
+		return at(u)
 	case OffsetPreceding:
-		n := b.Offset.(int64)
-		if n > int64(i+adj-ps) {
-			return ps
+		if n := b.Offset.(int64); n <= int64(u-us) {
+			return at(u - int(n))
 		}
-		return i + adj - int(n)
+		return at(us)
 	default:
-		n := b.Offset.(int64)
-		if n >= int64(pe-i-adj) {
-			return pe
+		if n := b.Offset.(int64); n < int64(ue-u) {
+			return at(u + int(n))
 		}
-		return i + adj + int(n)
-	}
-}
-
-// groupsBound is a GROUPS frame's start (or exclusive end) for row i; the
-// partition's peer groups are [gs, ge).
-func (l *winLayout) groupsBound(b FrameBound, isEnd bool, i, ps, pe, gs, ge int) int32 {
-	g := int(l.grp[i])
-	adj := 0
-	if isEnd {
-		adj = 1
-	}
-	switch b.Kind {
-	case UnboundedPreceding:
-		return int32(ps)
-	case UnboundedFollowing:
-		return int32(pe)
-	case CurrentRow:
-		return l.groups[g+adj]
-	case OffsetPreceding:
-		n := b.Offset.(int64)
-		if n > int64(g+adj-gs) {
-			return int32(ps)
-		}
-		return l.groups[g+adj-int(n)]
-	default:
-		n := b.Offset.(int64)
-		if n >= int64(ge-g-adj) {
-			return int32(pe)
-		}
-		return l.groups[g+adj+int(n)]
+		return at(ue)
 	}
 }
 

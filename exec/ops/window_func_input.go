@@ -30,8 +30,6 @@ type winSource interface {
 	// pickColumn builds column c's values at the sorted positions pick;
 	// pickNull gives NULL and pickDefault the row's default.
 	pickColumn(mem memory.Allocator, c int, pick []int32, def pickDefaults) (arrow.Array, error)
-	// pickValue is pickColumn's row form at output position k.
-	pickValue(c int, pick []int32, def pickDefaults, k int) any
 	release()
 }
 

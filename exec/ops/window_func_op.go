@@ -113,18 +113,23 @@ func (w *WindowFuncs) check(s *arrow.Schema) error {
 	if w.err != nil || w.checked {
 		return w.err
 	}
-	if s.NumFields() != w.in.NumFields() {
-		w.err = fmt.Errorf("window: input has %d columns, the output schema expects %d", s.NumFields(), w.in.NumFields())
-		return w.err
+	w.err = checkInputColumns("window", s, w.in.Fields())
+	w.checked = true
+	return w.err
+}
+
+// checkInputColumns checks an input schema against the output columns an
+// operator passes it through to (a dictionary may stand for its values).
+func checkInputColumns(op string, in *arrow.Schema, want []arrow.Field) error {
+	if in.NumFields() != len(want) {
+		return fmt.Errorf("%s: input has %d columns, the output schema expects %d", op, in.NumFields(), len(want))
 	}
-	for c := range s.NumFields() {
-		if !exec.SameColumnType(s.Field(c).Type, w.in.Field(c).Type) {
-			w.err = fmt.Errorf("window: input column %q is %s, output column %q is %s",
-				s.Field(c).Name, s.Field(c).Type, w.in.Field(c).Name, w.in.Field(c).Type)
-			return w.err
+	for c, f := range want {
+		if !exec.SameColumnType(in.Field(c).Type, f.Type) {
+			return fmt.Errorf("%s: input column %q is %s, output column %q is %s",
+				op, in.Field(c).Name, in.Field(c).Type, f.Name, f.Type)
 		}
 	}
-	w.checked = true
 	return nil
 }
 
@@ -353,7 +358,7 @@ func (w *WindowFuncs) emitRows(ctx context.Context, out exec.Emitter, src winSou
 // rowValue is a result's row-form value at sorted position k.
 func rowValue(src winSource, fn *winFn, r *winResult, k int) any {
 	if r.pick != nil {
-		return src.pickValue(fn.arg, r.pick, pickDefaults{col: fn.defCol, value: fn.spec.Default}, k)
+		return pickValue(src, fn.arg, r.pick, pickDefaults{col: fn.defCol, value: fn.spec.Default}, k)
 	}
 	if r.valid != nil && !r.valid[k] {
 		return nil

@@ -67,7 +67,7 @@ func (e *winEval) eval(fn *winFn) (*winResult, error) {
 	case fnFirst, fnLast, fnNth:
 		return e.nth(fn, fb)
 	case fnCountStar:
-		return e.countStar(fb), nil
+		return e.count(fn, fb)
 	case fnMin, fnMax:
 		return e.minMax(fn, fb)
 	case fnBoolAnd, fnBoolOr:

@@ -150,29 +150,9 @@ func (s *rowSource) extract(c int) (*winCol, error) {
 // setRow stores the row-form value v at k.
 func (c *winCol) setRow(k int, v any) error {
 	switch x := v.(type) {
-	case int64:
+	case int64, int32, arrow.Date32, arrow.Timestamp, bool:
 		if c.ints != nil {
-			c.ints[k] = x
-			return nil
-		}
-	case int32:
-		if c.ints != nil {
-			c.ints[k] = int64(x)
-			return nil
-		}
-	case arrow.Date32:
-		if c.ints != nil {
-			c.ints[k] = int64(x)
-			return nil
-		}
-	case arrow.Timestamp:
-		if c.ints != nil {
-			c.ints[k] = int64(x)
-			return nil
-		}
-	case bool:
-		if c.ints != nil {
-			c.ints[k] = b2i(x)
+			c.ints[k] = rowInt(x)
 			return nil
 		}
 	case float64:
@@ -207,6 +187,21 @@ func (c *winCol) setRow(k int, v any) error {
 	return fmt.Errorf("value %v (%T) in a %s column", v, v, c.typ)
 }
 
+// rowInt is the int64 form of an integer-like row value.
+func rowInt(v any) int64 {
+	switch x := v.(type) {
+	case int32:
+		return int64(x)
+	case arrow.Date32:
+		return int64(x)
+	case arrow.Timestamp:
+		return int64(x)
+	case bool:
+		return b2i(x)
+	}
+	return v.(int64)
+}
+
 func (s *rowSource) value(c, k int) any { return s.rows[k][c] }
 
 func (s *rowSource) inputColumns(mem memory.Allocator) ([]arrow.Array, error) {
@@ -227,30 +222,31 @@ func (s *rowSource) inputColumns(mem memory.Allocator) ([]arrow.Array, error) {
 	return cols, nil
 }
 
-func (s *rowSource) pickValue(c int, pick []int32, def pickDefaults, k int) any {
-	switch p := pick[k]; p {
-	case pickNull:
-		return nil
-	case pickDefault:
-		if def.col >= 0 {
-			return s.rows[k][def.col]
-		}
-		return def.value
-	default:
-		return s.rows[p][c]
-	}
-}
-
 func (s *rowSource) pickColumn(mem memory.Allocator, c int, pick []int32, def pickDefaults) (arrow.Array, error) {
 	b := array.NewBuilder(mem, s.schema.Field(c).Type)
 	defer b.Release()
 	b.Reserve(len(pick))
 	for k := range pick {
-		if err := exec.AppendValue(b, s.pickValue(c, pick, def, k)); err != nil {
+		if err := exec.AppendValue(b, pickValue(s, c, pick, def, k)); err != nil {
 			return nil, fmt.Errorf("column %q: %w", s.schema.Field(c).Name, err)
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// pickValue is a picked value's row form at output position k.
+func pickValue(s winSource, c int, pick []int32, def pickDefaults, k int) any {
+	switch p := pick[k]; p {
+	case pickNull:
+		return nil
+	case pickDefault:
+		if def.col >= 0 {
+			return s.value(def.col, k)
+		}
+		return def.value
+	default:
+		return s.value(c, int(p))
+	}
 }
 
 // ---- the record source (columnar input) ----
@@ -387,20 +383,6 @@ func (s *recSource) inputColumns(mem memory.Allocator) ([]arrow.Array, error) {
 		out[c] = a
 	}
 	return out, nil
-}
-
-func (s *recSource) pickValue(c int, pick []int32, def pickDefaults, k int) any {
-	switch p := pick[k]; p {
-	case pickNull:
-		return nil
-	case pickDefault:
-		if def.col >= 0 {
-			return s.value(def.col, k)
-		}
-		return def.value
-	default:
-		return s.value(c, int(p))
-	}
 }
 
 // pickColumn gathers the picked rows in one pass; defaults are gathered
