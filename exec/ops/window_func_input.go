@@ -8,8 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// winSource is the buffered input in window order (partition keys, then
-// ORDER BY keys; ties in arrival order), addressed by sorted position. The
+// winSource is the buffered input in window order (partition after
+// partition, each in ORDER BY order, ties in arrival order), addressed by
+// sorted position. The
 // row source (rows in, the authoritative path) and the record source
 // (columnar in: the concatenated columns and a sorted index) answer the
 // same questions, so every kernel serves both.

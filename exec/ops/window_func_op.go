@@ -21,9 +21,9 @@ import (
 // no per-value boxing on the columnar path) and emits every input column
 // followed by one column per function: partition after partition, in
 // order of their first row's arrival, each in ORDER BY order, ties in
-// arrival order. The planner chains one operator per distinct window and runs one
-// instance per hash partition of the PARTITION BY keys (or a single one
-// without PARTITION BY): the operator is single-threaded.
+// arrival order. The planner chains one operator per distinct window and
+// runs one instance per hash partition of the PARTITION BY keys (or a
+// single one without PARTITION BY): the operator is single-threaded.
 type WindowFuncs struct {
 	spec WindowFuncsSpec
 	out  *arrow.Schema
@@ -238,10 +238,11 @@ func (w *WindowFuncs) run(ctx context.Context, out exec.Emitter) error {
 	return w.emitRows(ctx, out, src, res)
 }
 
-// sorted orders the buffered input: rows with the row comparator when all
-// of it came as rows (the authoritative path), else records (row chunks
-// encoded in place, so arrival order and thus the order of ties is kept)
-// concatenated and index-sorted with the typed comparators.
+// sorted puts the buffered input in window order: as rows, compared with
+// the row comparator, when all of it came as rows (the authoritative
+// path); else as records (row chunks encoded in place, so arrival order,
+// and with it the order of ties, is kept) concatenated, and an index
+// sorted with the typed comparators.
 func (w *WindowFuncs) sorted() (winSource, error) {
 	defer w.releaseChunks()
 	if !w.columnar {
