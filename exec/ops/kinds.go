@@ -88,6 +88,16 @@ func Kinds() []Kind {
 				arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
 					arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil))
 		}},
+		{"window_funcs", func(mem memory.Allocator) exec.Operator {
+			return NewWindowFuncs(WindowFuncsSpec{PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 4}}, Funcs: []WindowFunc{
+				{Func: "row_number"},
+				{Func: "sum", Args: []int{2}, Frame: &Frame{Unit: FrameRows,
+					Start: FrameBound{Kind: OffsetPreceding, Offset: int64(2)}, End: FrameBound{Kind: CurrentRow}}},
+			}}, windowFuncsOut, mem)
+		}},
+		{"expand", func(mem memory.Allocator) exec.Operator {
+			return NewExpand([][]int{{0, 1}, {0}, {}}, []int{0, 1}, expandSampleOut, mem)
+		}},
 		{"collect", func(memory.Allocator) exec.Operator {
 			return NewCollect(func(context.Context, *exec.Batch) error { return nil })
 		}},
@@ -105,6 +115,11 @@ var (
 		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
 	}, windowCols...), nil)
 	windowAssignOut = arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...), windowCols...), nil)
+	windowFuncsOut  = arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
+		arrow.Field{Name: "rn", Type: arrow.PrimitiveTypes.Int64},
+		arrow.Field{Name: "s3", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), nil)
+	expandSampleOut = arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
+		arrow.Field{Name: "grouping_id", Type: arrow.PrimitiveTypes.Int64}), nil)
 )
 
 // sampleCol and sampleNotNull are the two expressions the samples need, so

@@ -87,7 +87,7 @@ func TestKindsCapabilities(t *testing.T) {
 			}
 		})
 	}
-	for _, want := range []string{"filter", "project", "limit", "union_all", "sort", "top_n", "hash_aggregate", "hash_join", "updating_aggregate", "updating_topn", "collect"} {
+	for _, want := range []string{"filter", "project", "limit", "union_all", "sort", "top_n", "hash_aggregate", "hash_join", "updating_aggregate", "updating_topn", "collect", "window_funcs", "expand"} {
 		if !seen[want] {
 			t.Errorf("Kinds() misses %q", want)
 		}
