@@ -157,6 +157,10 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		return b.op("HashAggregate", strings.Join(parts, ", "), func() exec.Operator {
 			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
 		}, w, [][]int{x.GroupCols}, in), nil
+	case *WindowFuncs:
+		return b.buildWindowFuncs(x)
+	case *Expand:
+		return b.buildExpand(x)
 	case *WatermarkAssign, *WindowTable, *WindowAggregate:
 		return b.buildWindowing(n) // event time and windows: bind_window.go
 	case *Join:
