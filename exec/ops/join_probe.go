@@ -164,10 +164,12 @@ func (j *batchJoin) nextCands(n, i, off int, want func(int) bool, cands func(int
 // probePairsResidual is the probe of a join that outputs pairs, with a
 // residual: the candidates of a chunk of rows are filtered by it, and
 // padding (LEFT, FULL, SINGLE) waits until a row's last candidate is
-// decided.
+// decided. The pairs kept are emitted once a chunk's worth has gathered
+// or the batch ends.
 func (j *batchJoin) probePairsResidual(ctx context.Context, pb *probeBatch, out exec.Emitter) error {
 	hits := j.resetHits(pb.n)
 	padLeft, padBuild, single := j.typ.padsLeft(), j.typ.padsBuild(), j.typ == Single
+	olidx, oridx := j.olidx[:0], j.oridx[:0]
 	for i, off := 0, 0; i < pb.n; {
 		first := i
 		var lidx, ridx []int32
@@ -177,7 +179,6 @@ func (j *batchJoin) probePairsResidual(ctx context.Context, pb *probeBatch, out 
 		if err != nil {
 			return err
 		}
-		olidx, oridx := j.olidx[:0], j.oridx[:0]
 		for _, k := range sel {
 			l, r := lidx[k], ridx[k]
 			hits[l]++
@@ -199,9 +200,18 @@ func (j *batchJoin) probePairsResidual(ctx context.Context, pb *probeBatch, out 
 			}
 		}
 		j.olidx, j.oridx = olidx, oridx
+		if i < pb.n && len(olidx) < j.pairChunk {
+			// A selective condition keeps few pairs of a chunk: gather
+			// more before emitting, rather than many small batches.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := j.emitPairs(ctx, pb, olidx, oridx, out); err != nil {
 			return err
 		}
+		olidx, oridx = olidx[:0], oridx[:0]
 		if i < pb.n {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -59,8 +59,8 @@ type SetOp struct {
 	pending   []pendingProbe
 	heldWM    int64
 
-	ids     []int32
-	sel     []int32
+	ids []int32
+	sel []int32
 }
 
 // NewSetOp returns kind [ALL] over two inputs of schema.
