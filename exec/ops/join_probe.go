@@ -90,10 +90,22 @@ func (j *batchJoin) cands(i int) []int32 {
 // residual: every candidate is a match.
 func (j *batchJoin) probePairs(ctx context.Context, pb *probeBatch, out exec.Emitter) error {
 	padLeft, padBuild, single := j.typ.padsLeft(), j.typ.padsBuild(), j.typ == Single
+	// The hot loop of an equi-join: cands inlined by hand, over locals.
+	bs, gids, keyed, chunk := j.build, j.gids, j.keyed(), j.pairChunk
+	var all []int32
+	if !keyed {
+		all = bs.allRows()
+	}
 	for i, off := 0, 0; i < pb.n; {
 		lidx, ridx := j.lidx[:0], j.ridx[:0]
-		for i < pb.n && len(lidx) < j.pairChunk {
-			ms := j.cands(i)
+		for i < pb.n && len(lidx) < chunk {
+			ms := all
+			if keyed {
+				ms = nil
+				if g := gids[i]; g >= 0 {
+					ms = bs.order[bs.off[g]:bs.off[g+1]]
+				}
+			}
 			if len(ms) == 0 {
 				if padLeft {
 					lidx = append(lidx, int32(i))
@@ -106,7 +118,7 @@ func (j *batchJoin) probePairs(ctx context.Context, pb *probeBatch, out exec.Emi
 				return ErrScalarSubqueryRows
 			}
 			ms = ms[off:]
-			if room := j.pairChunk - len(lidx); len(ms) > room {
+			if room := chunk - len(lidx); len(ms) > room {
 				ms, off = ms[:room], off+room
 			} else {
 				off = 0
