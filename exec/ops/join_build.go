@@ -34,6 +34,7 @@ type buildSide struct {
 	// keyEnc: per key column, each row's encoded key (null-aware joins
 	// with several keys), built on first use.
 	keyEnc [][]string
+	groups *nullGroups // null-aware joins with null-safe keys, built on first use
 
 	cols []arrow.Array // columnar form, built lazily for columnar output
 	rows []exec.Row    // row form, built lazily for row output
@@ -147,28 +148,48 @@ func finishBuild(mem memory.Allocator, schema *arrow.Schema, keys *buildKeySpec,
 	if keys == nil {
 		return bs, nil
 	}
-	// Counting sort of build rows by key id.
-	nk := bs.keys.len()
-	bs.off = make([]int32, nk+1)
+	bs.off, bs.order = groupRows(gids, nil, bs.keys.len())
 	for r, g := range gids {
-		if g >= 0 {
-			bs.off[g+1]++
-		} else {
+		if g < 0 {
 			bs.nullRows = append(bs.nullRows, int32(r))
 		}
 	}
-	for g := 0; g < nk; g++ {
-		bs.off[g+1] += bs.off[g]
+	return bs, nil
+}
+
+// groupRows sorts rows (nil: every row of gids) by their ids gids[row]
+// into a CSR layout: group g's rows are order[off[g]:off[g+1]], in row
+// order (a counting sort). Rows with an id < 0 are left out.
+func groupRows(gids, rows []int32, groups int) (off, order []int32) {
+	n := len(gids)
+	if rows != nil {
+		n = len(rows)
 	}
-	bs.order = make([]int32, bs.off[nk])
-	fill := append([]int32(nil), bs.off[:nk]...)
-	for r, g := range gids {
-		if g >= 0 {
-			bs.order[fill[g]] = int32(r)
+	row := func(k int) int32 {
+		if rows == nil {
+			return int32(k)
+		}
+		return rows[k]
+	}
+	off = make([]int32, groups+1)
+	for k := 0; k < n; k++ {
+		if g := gids[row(k)]; g >= 0 {
+			off[g+1]++
+		}
+	}
+	for g := 0; g < groups; g++ {
+		off[g+1] += off[g]
+	}
+	order = make([]int32, off[groups])
+	fill := append([]int32(nil), off[:groups]...)
+	for k := 0; k < n; k++ {
+		r := row(k)
+		if g := gids[r]; g >= 0 {
+			order[fill[g]] = r
 			fill[g]++
 		}
 	}
-	return bs, nil
+	return off, order
 }
 
 // maskPlainNulls sets to -1 the ids of rows with a NULL in a key that is
@@ -240,6 +261,9 @@ func (bs *buildSide) release() {
 	}
 	bs.cols = nil
 	bs.keys.release()
+	if bs.groups != nil {
+		bs.groups.keys.release()
+	}
 }
 
 // concatColumns joins the records column by column (a single record's
