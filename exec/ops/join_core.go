@@ -65,9 +65,27 @@ type batchJoin struct {
 	pairRow      exec.Row
 }
 
+// pendingProbe is a probe batch held (retained) until the build side is
+// complete, and which path it came by.
 type pendingProbe struct {
 	b        *exec.Batch
 	columnar bool
+}
+
+// replay hands the held batches to f in arrival order, stopping at an
+// error, and releases them all.
+func replay(pending []pendingProbe, f func(b *exec.Batch, columnar bool) error) error {
+	defer func() {
+		for _, p := range pending {
+			p.b.Release()
+		}
+	}()
+	for _, p := range pending {
+		if err := f(p.b, p.columnar); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func newBatchJoin(typ JoinType, nullAware bool, residual expr.Expr, out *arrow.Schema, mem memory.Allocator) batchJoin {
@@ -271,21 +289,17 @@ func (j *batchJoin) Finish(ctx context.Context, input int, out exec.Emitter) err
 	j.build = bs
 	pending := j.pending
 	j.pending = nil
-	defer func() {
-		for _, p := range pending {
-			p.b.Release()
-		}
-	}()
-	for _, p := range pending {
-		pb := &probeBatch{schema: p.b.Schema(), n: p.b.Len()}
-		if p.columnar {
-			pb.rec = p.b.Record()
+	err = replay(pending, func(b *exec.Batch, columnar bool) error {
+		pb := &probeBatch{schema: b.Schema(), n: b.Len()}
+		if columnar {
+			pb.rec = b.Record()
 		} else {
-			pb.rows = p.b.Rows()
+			pb.rows = b.Rows()
 		}
-		if err := j.probe(ctx, pb, out); err != nil {
-			return err
-		}
+		return j.probe(ctx, pb, out)
+	})
+	if err != nil {
+		return err
 	}
 	if err := j.emitUnmatched(ctx, out); err != nil {
 		return err

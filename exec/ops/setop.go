@@ -277,21 +277,14 @@ func (s *SetOp) Finish(ctx context.Context, input int, out exec.Emitter) error {
 	s.rightDone = true
 	pending := s.pending
 	s.pending = nil
-	defer func() {
-		for _, p := range pending {
-			p.b.Release()
+	err := replay(pending, func(b *exec.Batch, columnar bool) error {
+		if columnar {
+			return s.leftColumnar(ctx, b, out)
 		}
-	}()
-	for _, p := range pending {
-		var err error
-		if p.columnar {
-			err = s.leftColumnar(ctx, p.b, out)
-		} else {
-			err = s.leftRows(ctx, p.b, out)
-		}
-		if err != nil {
-			return err
-		}
+		return s.leftRows(ctx, b, out)
+	})
+	if err != nil {
+		return err
 	}
 	if s.heldWM > exec.MinWatermark {
 		return out.EmitWatermark(ctx, s.heldWM)
