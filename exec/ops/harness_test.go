@@ -306,8 +306,17 @@ func rowsEqual(a, b []exec.Row) bool {
 }
 
 func sortedRows(rows []exec.Row) []exec.Row {
-	out := append([]exec.Row(nil), rows...)
-	sort.SliceStable(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
+	// Each row printed once, not once per comparison.
+	keys := make([]string, len(rows))
+	idx := make([]int, len(rows))
+	for i, r := range rows {
+		keys[i], idx[i] = fmt.Sprint(r), i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	out := make([]exec.Row, len(rows))
+	for k, i := range idx {
+		out[k] = rows[i]
+	}
 	return out
 }
 

@@ -19,24 +19,56 @@ type buildChunk struct {
 
 // buildSide is the hashed right input of a join. Matches for a key id g
 // are the build rows order[off[g]:off[g+1]], in arrival order (a CSR
-// layout: one slice walk per probe row, no per-key slices).
+// layout: one slice walk per probe row, no per-key slices). A nested-loop
+// join's build side is not hashed (keys nil).
 type buildSide struct {
 	schema *arrow.Schema
 	keys   *keyIndex
 	off    []int32
 	order  []int32
 	n      int
+	// nullRows are the rows with a NULL in a key that is not null-safe
+	// (they match nothing; a null-aware join asks about them).
+	nullRows []int32
+	all      []int32 // 0..n-1, built on first use
+	// keyEnc: per key column, each row's encoded key (null-aware joins
+	// with several keys), built on first use.
+	keyEnc [][]string
+	groups *nullGroups // null-aware joins with null-safe keys, built on first use
 
 	cols []arrow.Array // columnar form, built lazily for columnar output
 	rows []exec.Row    // row form, built lazily for row output
 	mem  memory.Allocator
 }
 
-// finishBuild hashes the buffered chunks. Columnar chunks are hashed from
-// their arrays and concatenated; row chunks from their values. A mix is
-// brought to columnar form (row chunks encoded) so there is one numbering.
-func finishBuild(mem memory.Allocator, schema *arrow.Schema, rightKeys []int, kind keyKind, chunks []buildChunk) (*buildSide, error) {
-	bs := &buildSide{schema: schema, keys: newKeyIndex(kind, false), mem: mem}
+// buildKeySpec is how a hash join keys its build side.
+type buildKeySpec struct {
+	cols     []int
+	kind     keyKind
+	nullKeys bool   // the index keeps NULLs (some key is null-safe)
+	nullSafe []bool // per key; nil: none
+}
+
+// plainNullRow reports whether a row's key values have a NULL in a key
+// that is not null-safe: such a row matches nothing.
+func (ks *buildKeySpec) plainNullRow(vals []any) bool {
+	for k, v := range vals {
+		if v == nil && (ks.nullSafe == nil || !ks.nullSafe[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// finishBuild hashes the buffered chunks (keys nil: only gathers them).
+// Columnar chunks are hashed from their arrays and concatenated; row
+// chunks from their values. A mix is brought to columnar form (row chunks
+// encoded) so there is one numbering.
+func finishBuild(mem memory.Allocator, schema *arrow.Schema, keys *buildKeySpec, chunks []buildChunk) (*buildSide, error) {
+	bs := &buildSide{schema: schema, mem: mem}
+	if keys != nil {
+		bs.keys = newKeyIndex(keys.kind, keys.nullKeys)
+	}
 	anyCol := false
 	for _, c := range chunks {
 		if c.rec != nil {
@@ -47,14 +79,21 @@ func finishBuild(mem memory.Allocator, schema *arrow.Schema, rightKeys []int, ki
 	if !anyCol {
 		var vals []any
 		for _, c := range chunks {
+			if keys == nil {
+				bs.rows = append(bs.rows, c.rows...)
+				continue
+			}
 			for ri, r := range c.rows {
 				vals = vals[:0]
-				for _, k := range rightKeys {
+				for _, k := range keys.cols {
 					vals = append(vals, r[k])
 				}
 				id, _, err := bs.keys.idRow(vals, true)
 				if err != nil {
 					return nil, fmt.Errorf("join build row %d: %w", len(bs.rows)+ri, err)
+				}
+				if keys.nullKeys && keys.plainNullRow(vals) {
+					id = -1
 				}
 				gids = append(gids, id)
 			}
@@ -87,36 +126,97 @@ func finishBuild(mem memory.Allocator, schema *arrow.Schema, rightKeys []int, ki
 		bs.cols = cols
 		if len(cols) > 0 {
 			bs.n = cols[0].Len()
+		} else if len(recs) > 0 {
+			for _, r := range recs {
+				bs.n += int(r.NumRows())
+			}
 		}
-		keyCols := make([]arrow.Array, len(rightKeys))
-		for i, k := range rightKeys {
-			keyCols[i] = cols[k]
-		}
-		gids, err = bs.keys.idsColumnar(keyCols, bs.n, true, make([]int32, 0, bs.n), nil)
-		if err != nil {
-			return nil, fmt.Errorf("join build: %w", err)
+		if keys != nil {
+			keyCols := make([]arrow.Array, len(keys.cols))
+			for i, k := range keys.cols {
+				keyCols[i] = cols[k]
+			}
+			gids, err = bs.keys.idsColumnar(keyCols, bs.n, true, make([]int32, 0, bs.n), nil)
+			if err != nil {
+				return nil, fmt.Errorf("join build: %w", err)
+			}
+			if keys.nullKeys {
+				maskPlainNulls(gids, keyCols, keys)
+			}
 		}
 	}
-	// Counting sort of build rows by key id.
-	nk := bs.keys.len()
-	bs.off = make([]int32, nk+1)
-	for _, g := range gids {
-		if g >= 0 {
-			bs.off[g+1]++
-		}
+	if keys == nil {
+		return bs, nil
 	}
-	for g := 0; g < nk; g++ {
-		bs.off[g+1] += bs.off[g]
-	}
-	bs.order = make([]int32, bs.off[nk])
-	fill := append([]int32(nil), bs.off[:nk]...)
+	bs.off, bs.order = groupRows(gids, nil, bs.keys.len())
 	for r, g := range gids {
-		if g >= 0 {
-			bs.order[fill[g]] = int32(r)
-			fill[g]++
+		if g < 0 {
+			bs.nullRows = append(bs.nullRows, int32(r))
 		}
 	}
 	return bs, nil
+}
+
+// groupRows sorts rows (nil: every row of gids) by their ids gids[row]
+// into a CSR layout: group g's rows are order[off[g]:off[g+1]], in row
+// order (a counting sort). Rows with an id < 0 are left out.
+func groupRows(gids, rows []int32, groups int) (off, order []int32) {
+	n := len(gids)
+	if rows != nil {
+		n = len(rows)
+	}
+	row := func(k int) int32 {
+		if rows == nil {
+			return int32(k)
+		}
+		return rows[k]
+	}
+	off = make([]int32, groups+1)
+	for k := 0; k < n; k++ {
+		if g := gids[row(k)]; g >= 0 {
+			off[g+1]++
+		}
+	}
+	for g := 0; g < groups; g++ {
+		off[g+1] += off[g]
+	}
+	order = make([]int32, off[groups])
+	fill := append([]int32(nil), off[:groups]...)
+	for k := 0; k < n; k++ {
+		r := row(k)
+		if g := gids[r]; g >= 0 {
+			order[fill[g]] = r
+			fill[g]++
+		}
+	}
+	return off, order
+}
+
+// maskPlainNulls sets to -1 the ids of rows with a NULL in a key that is
+// not null-safe: an index that keeps NULLs (for the null-safe keys) gave
+// them an id.
+func maskPlainNulls(ids []int32, cols []arrow.Array, keys *buildKeySpec) {
+	for k, c := range cols {
+		if c.NullN() == 0 || (keys.nullSafe != nil && keys.nullSafe[k]) {
+			continue
+		}
+		for i := range ids {
+			if c.IsNull(i) {
+				ids[i] = -1
+			}
+		}
+	}
+}
+
+// allRows is 0..n-1: every build row a candidate.
+func (bs *buildSide) allRows() []int32 {
+	if bs.all == nil && bs.n > 0 {
+		bs.all = make([]int32, bs.n)
+		for i := range bs.all {
+			bs.all[i] = int32(i)
+		}
+	}
+	return bs.all
 }
 
 // matches returns the build rows with key id g (none for g < 0).
@@ -160,6 +260,10 @@ func (bs *buildSide) release() {
 		c.Release()
 	}
 	bs.cols = nil
+	bs.keys.release()
+	if bs.groups != nil {
+		bs.groups.keys.release()
+	}
 }
 
 // concatColumns joins the records column by column (a single record's
