@@ -475,7 +475,7 @@ func (b *binder) resolveIn(ref *ast.ColumnRef, s *scope) (Expr, error) {
 	parts := ref.Parts
 	col := func(i int) Expr {
 		c := s.cols[i]
-		return &ColRef{Index: i, Name: c.name, T: c.typ, Pos: ref.Pos()}
+		return &ColRef{Index: i, Name: c.name, Qual: c.qual, T: c.typ, Pos: ref.Pos()}
 	}
 	fields := func(base Expr, names []ast.Ident) (Expr, error) {
 		for _, f := range names {

@@ -21,7 +21,7 @@ type rowCounter interface {
 // parallelism times as many probe rows as build rows: every subtask hashes
 // the whole build side, which must cost less than the probe shuffle saved.
 func (b *builder) broadcastBuild(x *Join, probe *Stage) (int64, bool) {
-	if b.opts.BroadcastRows <= 0 || len(probe.Instances) < 2 || (x.Kind != JoinInner && x.Kind != JoinLeft) {
+	if b.opts.BroadcastRows <= 0 || len(probe.Instances) < 2 || !x.Kind.preservesLeftAlone() || x.NullAware {
 		return 0, false
 	}
 	rows, ok := scanRows(x.Right)

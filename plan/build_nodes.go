@@ -157,6 +157,8 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		return b.op("HashAggregate", strings.Join(parts, ", "), func() exec.Operator {
 			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
 		}, w, [][]int{x.GroupCols}, in), nil
+	case *SetOp:
+		return b.buildSetOp(x)
 	case *WindowFuncs:
 		return b.buildWindowFuncs(x)
 	case *Expand:

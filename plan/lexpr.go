@@ -49,7 +49,10 @@ func mix(h, v uint64) uint64 {
 type ColRef struct {
 	Index int
 	Name  string
-	T     arrow.DataType
+	// Qual is the table or alias the name was resolved in ("" when
+	// none), for EXPLAIN's join conditions.
+	Qual string
+	T    arrow.DataType
 	// Pos is where the reference was written (a byte offset into the
 	// statement; -1 when made by a rule), for errors above an aggregate.
 	Pos int
@@ -475,4 +478,21 @@ func coerce(e Expr, t arrow.DataType) (Expr, error) {
 // isTrue is e = TRUE with NULL as FALSE: COALESCE(e, FALSE).
 func nullAsFalse(e Expr) (Expr, error) {
 	return funcCall("coalesce", e, NewConst(false, arrow.FixedWidthTypes.Boolean))
+}
+
+// DisplayText is e in SQL terms with its columns qualified by the tables
+// they came from (b.auction = a.id), for a join's condition in EXPLAIN.
+func DisplayText(e Expr) string {
+	q, err := Transform(e, func(x Expr) (Expr, error) {
+		if c, ok := x.(*ColRef); ok && c.Qual != "" {
+			n := *c
+			n.Name, n.Qual = c.Qual+"."+c.Name, ""
+			return &n, nil
+		}
+		return x, nil
+	})
+	if err != nil {
+		return e.String()
+	}
+	return q.String()
 }

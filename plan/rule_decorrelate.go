@@ -160,7 +160,7 @@ func unnestValue(in Node, e Expr) (Node, Expr, error) {
 func newJoin(l, r Node, kind JoinKind, on Expr) *Join {
 	j := &Join{Left: l, Right: r, Kind: kind, On: on, LeftOp: -1, RightOp: -1}
 	if on != nil {
-		j.Cond = on.String()
+		j.Cond = DisplayText(on)
 	}
 	j.schema = joinSchema(l.Schema(), r.Schema(), kind)
 	return j

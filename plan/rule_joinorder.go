@@ -224,11 +224,7 @@ func (o *joinOrderer) build(top *Join, leaves []*joinLeaf, conds []Expr, order [
 		if err != nil {
 			return nil, err
 		}
-		j := newJoin(n, leaves[i].n, JoinInner, cond)
-		if cond != nil {
-			j.Cond = cond.String()
-		}
-		n = j
+		n = newJoin(n, leaves[i].n, JoinInner, cond)
 	}
 	var rest []Expr
 	for ci, c := range conds {

@@ -240,6 +240,9 @@ func (p *pusher) pushJoin(j *Join, preds []Expr) (Node, error) {
 	if c.On, err = And(cond...); err != nil {
 		return nil, err
 	}
+	if len(cond) != len(on) && c.On != nil {
+		c.Cond = DisplayText(c.On) // WHERE conjuncts joined the written ON
+	}
 	return over(&c, above)
 }
 
