@@ -211,6 +211,14 @@ func equiPair(c Expr, nl int) (keyPair, bool) {
 	}
 	a, b := call.Args[0], call.Args[1]
 	sa, sb := sideOf(a, nl), sideOf(b, nl)
+	// A constant compared with the right side is a key computed on the
+	// left (5 IN (SELECT x ...)).
+	if sa == 0 && len(Columns(a)) == 0 && sb == 2 {
+		sa = 1
+	}
+	if sb == 0 && len(Columns(b)) == 0 && sa == 2 {
+		sb = 1
+	}
 	switch {
 	case sa == 1 && sb == 2:
 	case sa == 2 && sb == 1:

@@ -220,7 +220,10 @@ func (p *pusher) pushJoin(j *Join, preds []Expr) (Node, error) {
 		}
 		for _, c := range on {
 			l, r := side(c)
-			if r && !l && !j.Stream {
+			// A null-aware join's condition is the IN comparison itself:
+			// filtering the right input by it would lose the NULLs that
+			// make the answer unknown.
+			if r && !l && !j.Stream && !j.NullAware {
 				right = append(right, Shift(c, -nl))
 			} else {
 				cond = append(cond, c)
