@@ -304,7 +304,7 @@ func (s *Session) planQuery(q *ast.Query, text string) (plan.Node, []plan.Step, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return plan.Optimize(n, plan.RuleOptions{Streaming: s.bindOptions(text).Streaming})
+	return plan.Optimize(n, s.ruleOptions())
 }
 
 // prepare binds and plans a query whose results go to sink.
@@ -324,12 +324,18 @@ func (s *Session) buildOptions(progress *exec.Progress) plan.BuildOptions {
 	if v, ok := s.sets["parallelism.shared-ranges"]; ok && isOff(v) {
 		fixed = true
 	}
+	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism(),
+		StateTTL: ttl, FixedSplits: fixed}
+}
+
+// ruleOptions are the session's settings the logical rules read.
+func (s *Session) ruleOptions() plan.RuleOptions {
 	broadcast := int64(defaultBroadcastRows)
 	if v, ok := s.sets["parallelism.broadcast-rows"]; ok {
 		broadcast, _ = strconv.ParseInt(v, 10, 64) // checked by SET
 	}
-	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism(),
-		StateTTL: ttl, FixedSplits: fixed, BroadcastRows: broadcast}
+	return plan.RuleOptions{Streaming: s.sets["execution.runtime-mode"] == "streaming",
+		Parallelism: s.parallelism(), BroadcastRows: broadcast}
 }
 
 // defaultBroadcastRows is the largest build side (by table metadata) a

@@ -46,8 +46,8 @@ func (b *builder) batchJoin(x *Join, l, r *Stage) (*Stage, error) {
 	spec := ops.HashJoinSpec{Type: opsJoinType(x.Kind), LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 		NullSafe: x.NullSafe, NullAware: x.NullAware, Residual: residual, Out: x.schema}
 	mk := func() exec.Operator { return ops.NewHashJoinSpec(spec, mem) }
-	if rows, ok := b.broadcastBuild(x, l); ok {
-		detail := fmt.Sprintf("%s ON %s; build side (%d rows) broadcast to %d subtasks", kind, cond, rows, len(l.Instances))
+	if x.Broadcast > 0 && len(l.Instances) > 1 {
+		detail := fmt.Sprintf("%s ON %s; build side (%d rows) broadcast to %d subtasks", kind, cond, x.Broadcast, len(l.Instances))
 		return b.op("HashJoin", detail, mk, wireBroadcast, nil, l, r), nil
 	}
 	if x.NullAware && anyNullAware(x) {

@@ -136,7 +136,7 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			s.Gate = &Gate{Reason: ReasonChangelogOutput}
 			return s, nil
 		}
-		if final, ok := finalAggs(x); ok && b.opts.Parallelism > 1 && len(in.Instances) > 1 {
+		if final, ok := finalAggs(x); ok && x.TwoPhase && len(in.Instances) > 1 {
 			// Two phases: each subtask aggregates what it scanned, and only
 			// the partial results cross the exchange, so a GROUP BY with
 			// few groups moves a few rows instead of every row.

@@ -57,6 +57,9 @@ type Aggregate struct {
 	// Updating: the input is unbounded, so the result is a changelog
 	// emitted as it changes; schema then ends with the "op" column.
 	Updating bool
+	// TwoPhase: partial aggregates per subtask, merged after the exchange
+	// (the two-phase-aggregation rule).
+	TwoPhase bool
 	schema   *arrow.Schema
 }
 
@@ -115,8 +118,11 @@ type Join struct {
 	Changelog bool
 	// Time bounds a streaming join's state by event time (interval and
 	// window joins); nil: the state grows with the inputs.
-	Time   *ops.TimeBound
-	schema *arrow.Schema
+	Time *ops.TimeBound
+	// Broadcast, when above zero, is the build side's row count and the
+	// join sends it whole to every probe subtask (the broadcast rule).
+	Broadcast int64
+	schema    *arrow.Schema
 }
 
 // Sort orders its input; Limit >= 0 makes it a top-n.

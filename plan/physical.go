@@ -104,12 +104,6 @@ type BuildOptions struct {
 	// the same batches reach the same subtasks on every run
 	// (SET 'parallelism.shared-ranges' = 'off' or CLINK_FIXED_SPLITS=1).
 	FixedSplits bool
-	// BroadcastRows: a batch hash join whose build side is a scan of at
-	// most this many rows (by the table's metadata) is wired as a
-	// broadcast join, every build row to every probe subtask, instead of
-	// both inputs crossing a keyed exchange (0: never). See
-	// broadcastBuild; SET 'parallelism.broadcast-rows'.
-	BroadcastRows int64
 }
 
 type builder struct {

@@ -107,7 +107,7 @@ func TestGateHoldsBackForRowConsumer(t *testing.T) {
 
 func planQuery(t *testing.T, cat *Catalog, q string, opts BuildOptions) *Physical {
 	t.Helper()
-	n, err := bindText(cat, q)
+	n, err := bindTextWith(cat, q, RuleOptions{Parallelism: opts.Parallelism, BroadcastRows: 1_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,9 @@ func TestScanPushdown(t *testing.T) {
 }
 
 // bindText parses, binds and optimises a query.
-func bindText(cat *Catalog, q string) (Node, error) {
+func bindText(cat *Catalog, q string) (Node, error) { return bindTextWith(cat, q, RuleOptions{}) }
+
+func bindTextWith(cat *Catalog, q string, ro RuleOptions) (Node, error) {
 	st, err := sql.Parse(q)
 	if err != nil {
 		return nil, err
@@ -217,6 +219,6 @@ func bindText(cat *Catalog, q string) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, _, err = Optimize(n, RuleOptions{})
+	n, _, err = Optimize(n, ro)
 	return n, err
 }

@@ -20,6 +20,11 @@ type Rule struct {
 type RuleOptions struct {
 	// Streaming: the session plans every input as a stream.
 	Streaming bool
+	// Parallelism is the number of parallel subtasks the plan will run at.
+	Parallelism int
+	// BroadcastRows is the largest build side a join broadcasts (0: never;
+	// SET 'parallelism.broadcast-rows').
+	BroadcastRows int64
 }
 
 // Rules is the ordered rule list.
@@ -36,6 +41,10 @@ var Rules = []Rule{
 		func(n Node, _ *RuleOptions) (Node, error) { return extractJoinKeys(n) }},
 	{"prune-columns", "last rewrite: every operator, scan included, carries only the columns something above reads, so the filters placed above are already counted",
 		func(n Node, _ *RuleOptions) (Node, error) { return pruneColumns(n) }},
+	{"two-phase-aggregation", "after pruning, over the final aggregate inputs: aggregates whose partials merge run per subtask first, then merged after the exchange",
+		twoPhaseAggregates},
+	{"choose-broadcast-joins", "after join order and keys are final: a join whose build side is a small enough scan sends it to every probe subtask instead of shuffling both",
+		chooseBroadcasts},
 	{"check-invariants", "a check, not a rewrite: nothing of the binder's is left and every schema agrees with its input",
 		func(n Node, _ *RuleOptions) (Node, error) { return n, checkInvariants(n) }},
 }
@@ -241,6 +250,9 @@ func describe(n Node) string {
 		if x.Updating {
 			name = "UpdatingAggregate "
 		}
+		if x.TwoPhase {
+			name = "Aggregate (two-phase) "
+		}
 		return name + strings.Join(parts, ", ")
 	case *Join:
 		s := fmt.Sprintf("Join %s", x.Kind)
@@ -266,6 +278,9 @@ func describe(n Node) string {
 		}
 		if x.Residual != nil {
 			s += " residual: " + x.Residual.String()
+		}
+		if x.Broadcast > 0 {
+			s += fmt.Sprintf(" (build side of %d rows broadcast)", x.Broadcast)
 		}
 		return s
 	case *Sort:
