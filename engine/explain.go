@@ -69,7 +69,7 @@ func (s *Session) explainWith(ctx context.Context, x *ast.Explain, text string, 
 	if mkSink != nil {
 		sink, sinkName = mkSink(count)
 	}
-	n, steps, err := s.planQuery(q, text)
+	n, steps, err := s.planQueryTrace(q, text, verbose)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -300,11 +300,19 @@ func isOff(v string) bool {
 
 // planQuery binds a query and runs the rules over it.
 func (s *Session) planQuery(q *ast.Query, text string) (plan.Node, []plan.Step, error) {
+	return s.planQueryTrace(q, text, false)
+}
+
+// planQueryTrace is planQuery that, with trace, keeps the plan after each
+// rule (EXPLAIN VERBOSE).
+func (s *Session) planQueryTrace(q *ast.Query, text string, trace bool) (plan.Node, []plan.Step, error) {
 	n, err := plan.Bind(s.cat, q, s.bindOptions(text))
 	if err != nil {
 		return nil, nil, err
 	}
-	return plan.Optimize(n, s.ruleOptions())
+	ro := s.ruleOptions()
+	ro.Trace = trace
+	return plan.Optimize(n, ro)
 }
 
 // prepare binds and plans a query whose results go to sink.

@@ -25,6 +25,9 @@ type RuleOptions struct {
 	// BroadcastRows is the largest build side a join broadcasts (0: never;
 	// SET 'parallelism.broadcast-rows').
 	BroadcastRows int64
+	// Trace records the plan after each rule that changed it (EXPLAIN
+	// VERBOSE); otherwise Optimize formats nothing.
+	Trace bool
 }
 
 // Rules is the ordered rule list.
@@ -58,15 +61,26 @@ type Step struct {
 // Optimize runs the rules over a bound plan. It returns the final plan
 // and, for EXPLAIN VERBOSE, the plan as bound and after each rule that
 // changed it.
-func Optimize(n Node, o RuleOptions) (Node, []Step, error) {
-	steps := []Step{{Rule: "bound", Plan: Format(n)}}
-	last := steps[0].Plan
+func Optimize(n Node, o RuleOptions) (out Node, steps []Step, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("internal error while optimizing: %v", r)
+		}
+	}()
+	var last string
+	if o.Trace {
+		last = Format(n)
+		steps = append(steps, Step{Rule: "bound", Plan: last})
+	}
 	for _, r := range Rules {
 		next, err := r.Apply(n, &o)
 		if err != nil {
 			return nil, steps, err
 		}
 		n = next
+		if !o.Trace {
+			continue
+		}
 		if text := Format(n); text != last {
 			steps = append(steps, Step{Rule: r.Name, Plan: text})
 			last = text

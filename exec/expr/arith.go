@@ -134,11 +134,19 @@ func newArith(op string, l, r Expr, fn string) (Expr, error) {
 
 func (a *Arith) Type() arrow.DataType { return a.t }
 
-func (a *Arith) String() string {
+func (a *Arith) String() string { return sqlText(a) }
+
+func (a *Arith) writeSQL(b *strings.Builder) {
 	if a.fn != "" {
-		return fmt.Sprintf("%s(%s, %s)", a.fn, a.l, a.r)
+		b.WriteString(a.fn)
+		b.WriteByte('(')
+		writeSQL(b, a.l)
+		b.WriteString(", ")
+		writeSQL(b, a.r)
+		b.WriteByte(')')
+		return
 	}
-	return fmt.Sprintf("(%s %c %s)", a.l, a.op, a.r)
+	writeBinary(b, a.l, string(a.op), a.r)
 }
 
 func (a *Arith) overflow(x, y any) error {

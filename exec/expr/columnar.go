@@ -276,6 +276,9 @@ func countBits(b []byte, n int) int { return bitutil.CountSetBits(b, 0, n) }
 // fold evaluates an expression whose inputs are all constants once, when
 // the query is bound: a constant error (1/0, an overflow) is reported then,
 // and kernels never see two scalars.
+// maxFoldText is how many nested folds a constant's text shows.
+const maxFoldText = 16
+
 func fold(e Expr, inputs ...Expr) (Expr, error) {
 	for _, in := range inputs {
 		if _, ok := in.(*Literal); !ok {
@@ -286,5 +289,12 @@ func fold(e Expr, inputs ...Expr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Literal{v: v, t: e.Type(), text: e.String()}, nil
+	depth := 1
+	for _, in := range inputs {
+		depth = max(depth, in.(*Literal).depth+1)
+	}
+	if depth > maxFoldText {
+		return &Literal{v: v, t: e.Type()}, nil
+	}
+	return &Literal{v: v, t: e.Type(), from: e, depth: depth}, nil
 }

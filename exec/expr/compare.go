@@ -112,9 +112,9 @@ func newCompare(op string, l, r Expr) (Expr, error) {
 
 func (c *Compare) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 
-func (c *Compare) String() string {
-	return fmt.Sprintf("(%s %s %s)", c.l, cmpSyms[c.op], c.r)
-}
+func (c *Compare) String() string { return sqlText(c) }
+
+func (c *Compare) writeSQL(b *strings.Builder) { writeBinary(b, c.l, cmpSyms[c.op], c.r) }
 
 func (c *Compare) EvalRow(r exec.Row) (any, error) {
 	x, err := c.l.EvalRow(r)

@@ -66,6 +66,13 @@ type Literal struct {
 	v    any
 	t    arrow.DataType
 	text string // how it was written, when folded from a CAST
+	// from is the expression a fold computed the constant from: its text
+	// is what String shows, built only when asked. depth counts the folds
+	// under it: past maxFoldText the value stands for itself, since the
+	// text of a long chain of folded operators (1 + 1 + ... + 1) is built
+	// by nested formatting, quadratic in its length.
+	from  Expr
+	depth int
 }
 
 // Lit is a constant of type t; v is its row-form value (see exec.Row) or
@@ -85,6 +92,9 @@ func (l *Literal) Type() arrow.DataType { return l.t }
 func (l *Literal) String() string {
 	if l.text != "" {
 		return l.text
+	}
+	if l.from != nil {
+		return l.from.String()
 	}
 	return sqlLiteral(l.v, l.t)
 }

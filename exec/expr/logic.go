@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -50,12 +51,14 @@ func newLogic(op string, l, r Expr) (Expr, error) {
 
 func (g *Logic) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 
-func (g *Logic) String() string {
+func (g *Logic) String() string { return sqlText(g) }
+
+func (g *Logic) writeSQL(b *strings.Builder) {
 	op := "OR"
 	if g.and {
 		op = "AND"
 	}
-	return fmt.Sprintf("(%s %s %s)", g.l, op, g.r)
+	writeBinary(b, g.l, op, g.r)
 }
 
 func (g *Logic) EvalRow(r exec.Row) (any, error) {
@@ -152,7 +155,13 @@ func NewNot(e Expr) (Expr, error) {
 }
 
 func (x *Not) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (x *Not) String() string       { return fmt.Sprintf("(NOT %s)", x.e) }
+func (x *Not) String() string       { return sqlText(x) }
+
+func (x *Not) writeSQL(b *strings.Builder) {
+	b.WriteString("(NOT ")
+	writeSQL(b, x.e)
+	b.WriteByte(')')
+}
 
 func (x *Not) EvalRow(r exec.Row) (any, error) {
 	v, err := x.e.EvalRow(r)
@@ -182,11 +191,16 @@ func NewIsNull(e Expr, negate bool) Expr { return &IsNull{e: e, negate: negate} 
 
 func (x *IsNull) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 
-func (x *IsNull) String() string {
+func (x *IsNull) String() string { return sqlText(x) }
+
+func (x *IsNull) writeSQL(b *strings.Builder) {
+	b.WriteByte('(')
+	writeSQL(b, x.e)
 	if x.negate {
-		return fmt.Sprintf("(%s IS NOT NULL)", x.e)
+		b.WriteString(" IS NOT NULL)")
+	} else {
+		b.WriteString(" IS NULL)")
 	}
-	return fmt.Sprintf("(%s IS NULL)", x.e)
 }
 
 func (x *IsNull) EvalRow(r exec.Row) (any, error) {
