@@ -2,290 +2,362 @@ package sql
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/clink-sql/clink/sql/ast"
 )
 
-// create reads CREATE [TEMPORARY] TABLE|VIEW ...
-func (p *parser) create() (Statement, error) {
+// create reads CREATE [OR REPLACE] [TEMPORARY] TABLE | VIEW, and
+// CREATE [UNIQUE] INDEX.
+func (p *parser) create() ast.Statement {
+	lo := p.peek().start
 	p.pos++ // CREATE
-	p.accept("TEMPORARY")
-	t := p.next()
+	orReplace := false
+	if p.at("OR") {
+		p.pos++
+		p.expect("REPLACE")
+		orReplace = true
+	}
+	temp := p.accept("TEMPORARY") || p.accept("TEMP")
+	unique := p.accept("UNIQUE")
+	t := p.peek()
 	switch {
-	case t.is("TABLE"):
-		return p.createTable()
-	case t.is("VIEW"):
-		return p.createView()
-	case t.is("FUNCTION"):
-		return nil, p.errAt(t.start, "CREATE FUNCTION is not supported: user-defined functions are not available")
-	case t.is("OR"):
-		return nil, p.errAt(t.start, "CREATE OR REPLACE is not supported: DROP the table or view first")
-	}
-	return nil, p.errAt(t.start, "expected TABLE or VIEW after CREATE, found "+describe(t))
-}
-
-func (p *parser) ifNotExists() (bool, error) {
-	if !p.peek().is("IF") {
-		return false, nil
-	}
-	p.pos++
-	if err := p.expect("NOT", "in IF NOT EXISTS"); err != nil {
-		return false, err
-	}
-	return true, p.expect("EXISTS", "in IF NOT EXISTS")
-}
-
-// createTable reads the rest of CREATE TABLE [IF NOT EXISTS] name
-// [(column, ..., WATERMARK FOR c AS expr, PRIMARY KEY (...) NOT ENFORCED)]
-// [COMMENT '...'] WITH ('k' = 'v', ...).
-func (p *parser) createTable() (Statement, error) {
-	ct := &CreateTable{}
-	var err error
-	if ct.IfNotExists, err = p.ifNotExists(); err != nil {
-		return nil, err
-	}
-	if ct.Name, err = p.qualifiedName("after CREATE TABLE"); err != nil {
-		return nil, err
-	}
-	if p.peek().isOp("(") {
-		if err := p.tableElements(ct); err != nil {
-			return nil, err
+	case t.is("TABLE") && !unique:
+		if orReplace {
+			p.fail(lo, "CREATE OR REPLACE TABLE is not supported: DROP the table first")
 		}
+		return p.createTable(lo, temp)
+	case t.is("VIEW") && !unique:
+		return p.createView(lo, orReplace, temp)
+	case t.is("INDEX") && !orReplace && !temp:
+		return p.createIndex(lo, unique)
+	case t.is("FUNCTION") || t.is("SYSTEM") && p.peekAt(1).is("FUNCTION"):
+		p.fail(t.start, "CREATE FUNCTION is not supported: user-defined functions are not available")
 	}
-	if p.accept("COMMENT") {
-		if t := p.next(); t.kind != tkString {
-			return nil, p.errAt(t.start, "expected a string after COMMENT, found "+describe(t))
-		}
+	switch {
+	case unique:
+		p.errExpected("INDEX")
+	case orReplace || temp:
+		p.errExpected("TABLE or VIEW")
 	}
-	switch t := p.peek(); {
-	case t.is("PARTITIONED"):
-		return nil, p.errAt(t.start, "PARTITIONED BY is not supported")
-	case t.is("LIKE"):
-		return nil, p.errAt(t.start, "CREATE TABLE ... LIKE is not supported")
-	case t.is("AS"):
-		return nil, p.errAt(t.start, "CREATE TABLE ... AS SELECT is not supported: CREATE TABLE, then INSERT INTO")
-	}
-	if !p.peek().is("WITH") {
-		return nil, p.errExpected("WITH ('connector' = '...', ...)", "after CREATE TABLE "+ct.Name)
-	}
-	p.pos++
-	if ct.Options, err = p.withOptions(); err != nil {
-		return nil, err
-	}
-	return ct, p.expectEnd("the WITH options")
-}
-
-// tableElements reads the parenthesised column list of CREATE TABLE.
-func (p *parser) tableElements(ct *CreateTable) error {
-	open := p.pos
-	closeIdx := p.match[open]
-	saved := p.end
-	p.pos, p.end = open+1, closeIdx
-	seen := map[string]bool{}
-	ct.Columns = []ColumnDef{}
-	var wmTok token
-	for {
-		t := p.peek()
-		switch {
-		case p.atEnd():
-			return p.errExpected("a column", "in CREATE TABLE")
-		case t.is("WATERMARK"):
-			if ct.Watermark != nil {
-				return p.errAt(t.start, "only one WATERMARK is allowed")
-			}
-			p.pos++
-			wmTok = t
-			if err := p.expect("FOR", "after WATERMARK"); err != nil {
-				return err
-			}
-			col, err := p.ident("after WATERMARK FOR")
-			if err != nil {
-				return err
-			}
-			if err := p.expect("AS", "after WATERMARK FOR "+col); err != nil {
-				return err
-			}
-			e, err := p.exprUntilComma("WATERMARK FOR " + col + " AS")
-			if err != nil {
-				return err
-			}
-			ct.Watermark = &WatermarkDef{Column: col, Expr: e}
-		case t.is("PRIMARY") || t.is("CONSTRAINT"):
-			// Keys are not enforced in a streaming engine (Flink demands
-			// NOT ENFORCED too); accepted so Flink DDL runs as is.
-			p.rawUntil(func(t token) bool { return t.isOp(",") })
-		default:
-			c, err := p.columnDef()
-			if err != nil {
-				return err
-			}
-			if seen[c.Name] {
-				return p.errAt(t.start, fmt.Sprintf("duplicate column %q", c.Name))
-			}
-			seen[c.Name] = true
-			ct.Columns = append(ct.Columns, c)
-		}
-		if p.atEnd() {
-			break
-		}
-		if err := p.expectOp(",", "between columns"); err != nil {
-			return err
-		}
-	}
-	if ct.Watermark != nil && !seen[ct.Watermark.Column] {
-		return p.errAt(wmTok.start, fmt.Sprintf("WATERMARK FOR %q: no such column", ct.Watermark.Column))
-	}
-	p.pos, p.end = closeIdx+1, saved
+	p.errExpected("TABLE, VIEW or INDEX")
 	return nil
 }
 
-// columnDef reads name TYPE [NOT NULL] [METADATA [FROM 'key'] [VIRTUAL]]
-// [COMMENT '...'] [PRIMARY KEY NOT ENFORCED], or name AS expr (computed).
-func (p *parser) columnDef() (ColumnDef, error) {
-	var c ColumnDef
-	var err error
-	if c.Name, err = p.ident("of a column"); err != nil {
-		return c, err
+func (p *parser) ifNotExists() bool {
+	if !p.at("IF") {
+		return false
+	}
+	p.pos++
+	p.expect("NOT")
+	p.expect("EXISTS")
+	return true
+}
+
+// createTable reads the rest of
+//
+//	CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name [(elements)] [COMMENT '...']
+//	  [PARTITIONED BY (cols)] [WITH ('k' = 'v', ...)] [AS query]
+func (p *parser) createTable(lo int, temp bool) ast.Statement {
+	p.pos++ // TABLE
+	ct := &ast.CreateTable{Temporary: temp, IfNotExists: p.ifNotExists()}
+	ct.Name = p.objectName("a table name")
+	if p.atOp("(") {
+		p.tableElements(ct)
+	}
+	if p.accept("COMMENT") {
+		ct.Comment = p.stringLit("COMMENT")
+	}
+	if p.at("PARTITIONED") {
+		p.pos++
+		p.expect("BY")
+		ct.PartitionedBy = p.identList("a column name")
+	}
+	if p.at("LIKE") {
+		p.fail(p.peek().start, "CREATE TABLE ... LIKE is not supported")
+	}
+	if p.at("WITH") {
+		p.pos++
+		ct.Options = p.withOptions()
 	}
 	if p.accept("AS") {
-		c.Computed, err = p.exprUntilComma("computed column " + c.Name + " AS")
-		return c, err
+		ct.As = p.query()
 	}
-	if p.atEnd() || p.peek().isOp(",") {
-		return c, p.errExpected("a type", "for column "+c.Name)
-	}
-	if c.Type, err = p.parseType(); err != nil {
-		return c, err
-	}
-	if p.pendingGT {
-		return c, p.errAt(p.toks[p.pos-1].start+1, "unexpected '>' after the type of "+c.Name)
-	}
-	c.NotNull = p.nullability()
-	for !p.atEnd() && !p.peek().isOp(",") {
-		t := p.next()
-		switch {
-		case t.is("METADATA"):
-			c.Metadata = c.Name
-			if p.accept("FROM") {
-				k := p.next()
-				if k.kind != tkString {
-					return c, p.errAt(k.start, "expected a quoted key after METADATA FROM, found "+describe(k))
-				}
-				c.Metadata = k.stringValue()
-			}
-		case t.is("VIRTUAL") && c.Metadata != "":
-		case t.is("COMMENT"):
-			if k := p.next(); k.kind != tkString {
-				return c, p.errAt(k.start, "expected a string after COMMENT, found "+describe(k))
-			}
-		case t.is("PRIMARY"):
-			if err := p.expect("KEY", "after PRIMARY"); err != nil {
-				return c, err
-			}
-			p.accept("NOT")
-			p.accept("ENFORCED")
-		default:
-			return c, p.errAt(t.start, fmt.Sprintf("unexpected %s in the definition of column %s", describe(t), c.Name))
-		}
-	}
-	return c, nil
+	ct.Span = p.span(lo)
+	return ct
 }
 
-// exprUntilComma takes the expression text up to the next top-level comma,
-// checks that it parses, and returns it as the user wrote it.
-func (p *parser) exprUntilComma(context string) (string, error) {
-	text, lo, hi := p.rawUntil(func(t token) bool { return t.isOp(",") })
-	if text == "" {
-		return "", p.errExpected("an expression", "after "+context)
+// stringLit reads a string literal after the keyword what.
+func (p *parser) stringLit(what string) *ast.StringLit {
+	t := p.peek()
+	if t.kind != tString {
+		p.errExpected("a quoted string")
 	}
-	if _, err := p.expr(lo, hi); err != nil {
-		return "", err
-	}
-	p.pos = hi
-	return text, nil
-}
-
-// withOptions reads ('k' = 'v', ...). Keys and values are string literals;
-// bare words and numbers are accepted as values for convenience.
-func (p *parser) withOptions() (map[string]string, error) {
-	if !p.peek().isOp("(") {
-		return nil, p.errExpected("'('", "after WITH")
-	}
-	open := p.pos
-	closeIdx := p.match[open]
-	saved := p.end
-	p.pos, p.end = open+1, closeIdx
-	opts := map[string]string{}
-	for !p.atEnd() {
-		kt := p.next()
-		if kt.kind != tkString {
-			return nil, p.errAt(kt.start, "expected a quoted option name in WITH, found "+describe(kt))
-		}
-		key := kt.stringValue()
-		if _, dup := opts[key]; dup {
-			return nil, p.errAt(kt.start, fmt.Sprintf("option '%s' given twice", key))
-		}
-		if err := p.expectOp("=", "after option '"+key+"'"); err != nil {
-			return nil, err
-		}
-		vt := p.next()
-		switch vt.kind {
-		case tkString:
-			opts[key] = vt.stringValue()
-		case tkNumber, tkWord:
-			opts[key] = vt.text
-		default:
-			return nil, p.errAt(vt.start, fmt.Sprintf("expected a quoted value for option '%s', found %s", key, describe(vt)))
-		}
-		if !p.atEnd() {
-			if err := p.expectOp(",", "between WITH options"); err != nil {
-				return nil, err
-			}
-		}
-	}
-	p.pos, p.end = closeIdx+1, saved
-	return opts, nil
-}
-
-// createView reads the rest of CREATE VIEW [IF NOT EXISTS] name AS <query>.
-func (p *parser) createView() (Statement, error) {
-	cv := &CreateView{}
-	var err error
-	if cv.IfNotExists, err = p.ifNotExists(); err != nil {
-		return nil, err
-	}
-	if cv.Name, err = p.qualifiedName("after CREATE VIEW"); err != nil {
-		return nil, err
-	}
-	if t := p.peek(); t.isOp("(") {
-		return nil, p.errAt(t.start, "column lists in CREATE VIEW are not supported: alias the columns in the query")
-	}
-	if err := p.expect("AS", "after CREATE VIEW "+cv.Name); err != nil {
-		return nil, err
-	}
-	if cv.Query, err = p.query(p.pos, p.end); err != nil {
-		return nil, err
-	}
-	return cv, nil
-}
-
-// drop reads DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name.
-func (p *parser) drop() (Statement, error) {
 	p.pos++
-	p.accept("TEMPORARY")
-	t := p.next()
-	if !t.is("TABLE") && !t.is("VIEW") {
-		return nil, p.errAt(t.start, "expected TABLE or VIEW after DROP, found "+describe(t))
-	}
-	d := &Drop{Kind: strings.ToUpper(t.text)}
-	if p.accept("IF") {
-		if err := p.expect("EXISTS", "after DROP "+d.Kind+" IF"); err != nil {
-			return nil, err
+	return &ast.StringLit{Span: ast.Span{Lo: t.start, Hi: t.end}, Value: t.text}
+}
+
+// tableElements reads (column, ..., WATERMARK FOR c AS expr, [CONSTRAINT
+// name] PRIMARY KEY (cols) [NOT ENFORCED]).
+func (p *parser) tableElements(ct *ast.CreateTable) {
+	open := p.pos
+	p.pos++
+	ct.Columns = []*ast.ColumnDef{}
+	seen := map[string]bool{}
+	for {
+		t := p.peek()
+		switch {
+		case t.is("WATERMARK"):
+			if ct.Watermark != nil {
+				p.fail(t.start, "only one WATERMARK is allowed")
+			}
+			p.pos++
+			p.expect("FOR")
+			col := p.ident("a column name")
+			p.expect("AS")
+			ct.Watermark = &ast.WatermarkDef{Column: col, Expr: p.expr()}
+			ct.Watermark.Span = p.span(t.start)
+		case t.is("PRIMARY") || t.is("CONSTRAINT"):
+			if t.is("CONSTRAINT") {
+				// The constraint's name is not kept: nothing refers to it.
+				p.pos++
+				p.ident("a constraint name")
+			}
+			klo := p.peek().start
+			p.expect("PRIMARY")
+			p.expect("KEY")
+			if ct.PrimaryKey != nil || p.hasInlineKey(ct) {
+				p.fail(klo, "only one PRIMARY KEY is allowed")
+			}
+			pk := &ast.PrimaryKey{Columns: p.identList("a column name")}
+			if p.at("NOT") {
+				p.pos++
+				p.expect("ENFORCED")
+				pk.NotEnforced = true
+			}
+			pk.Span = p.span(klo)
+			ct.PrimaryKey = pk
+		default:
+			c := p.columnDef()
+			if seen[c.Name.Name] {
+				p.fail(c.Pos(), fmt.Sprintf("duplicate column %q", c.Name.Name))
+			}
+			seen[c.Name.Name] = true
+			if c.PrimaryKey && (ct.PrimaryKey != nil || p.hasInlineKey(ct)) {
+				p.fail(c.Pos(), "only one PRIMARY KEY is allowed")
+			}
+			ct.Columns = append(ct.Columns, c)
 		}
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.closeList(open)
+	if w := ct.Watermark; w != nil && !seen[w.Column.Name] {
+		p.fail(w.Column.Pos(), fmt.Sprintf("WATERMARK FOR %q: no such column", w.Column.Name))
+	}
+}
+
+func (p *parser) hasInlineKey(ct *ast.CreateTable) bool {
+	for _, c := range ct.Columns {
+		if c.PrimaryKey {
+			return true
+		}
+	}
+	return false
+}
+
+// columnDef reads name type [constraints] or name AS expr (computed). The
+// constraints, in any order: NOT NULL, NULL, PRIMARY KEY [NOT ENFORCED],
+// UNIQUE, METADATA [FROM 'key'] [VIRTUAL], COMMENT '...'.
+func (p *parser) columnDef() *ast.ColumnDef {
+	lo := p.peek().start
+	c := &ast.ColumnDef{Name: p.ident("a column name")}
+	if p.accept("AS") {
+		c.Computed = p.expr()
+	} else {
+		c.Type = p.typeName(false)
+	}
+	for {
+		t := p.peek()
+		switch {
+		case t.is("NOT") && p.peekAt(1).is("NULL") && c.Computed == nil:
+			p.pos += 2
+			c.NotNull = true
+		case t.is("NULL") && c.Computed == nil:
+			p.pos++
+		case t.is("PRIMARY") && c.Computed == nil:
+			p.pos++
+			p.expect("KEY")
+			if p.at("NOT") {
+				p.pos++
+				p.expect("ENFORCED")
+			}
+			c.PrimaryKey = true
+		case t.is("UNIQUE") && c.Computed == nil:
+			p.pos++
+			c.Unique = true
+		case t.is("METADATA") && c.Computed == nil && c.Metadata == nil:
+			p.pos++
+			m := &ast.Meta{}
+			if p.accept("FROM") {
+				m.Key = p.stringLit("METADATA FROM").Value
+			}
+			m.Virtual = p.accept("VIRTUAL")
+			m.Span = p.span(t.start)
+			c.Metadata = m
+		case t.is("VIRTUAL"):
+			p.fail(t.start, "VIRTUAL belongs to a METADATA column: col type METADATA [FROM 'key'] VIRTUAL")
+		case t.is("COMMENT") && c.Comment == nil:
+			p.pos++
+			c.Comment = p.stringLit("COMMENT")
+		default:
+			c.Span = p.span(lo)
+			return c
+		}
+	}
+}
+
+// withOptions reads ('key' = 'value', ...). Keys are quoted; a value may
+// also be a number or a bare word, kept as written.
+func (p *parser) withOptions() []*ast.Option {
+	open := p.pos
+	if !p.atOp("(") {
+		p.errExpected("'(' and options ('key' = 'value', ...)")
+	}
+	p.pos++
+	opts := []*ast.Option{}
+	seen := map[string]bool{}
+	for !p.atOp(")") {
+		kt := p.peek()
+		if kt.kind != tString {
+			p.errExpected("a quoted option name")
+		}
+		p.pos++
+		if seen[kt.text] {
+			p.fail(kt.start, fmt.Sprintf("option '%s' given twice", kt.text))
+		}
+		seen[kt.text] = true
+		p.expectOp("=")
+		vt := p.peek()
+		switch vt.kind {
+		case tString, tNumber, tWord:
+			p.pos++
+		default:
+			p.errExpected("a quoted value")
+		}
+		opts = append(opts, &ast.Option{Span: ast.Span{Lo: kt.start, Hi: vt.end}, Key: kt.text, Value: vt.text})
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.closeList(open)
+	return opts
+}
+
+// createView reads the rest of CREATE [OR REPLACE] [TEMPORARY] VIEW [IF
+// NOT EXISTS] name [(cols)] AS query.
+func (p *parser) createView(lo int, orReplace, temp bool) ast.Statement {
+	p.pos++ // VIEW
+	cv := &ast.CreateView{OrReplace: orReplace, Temporary: temp, IfNotExists: p.ifNotExists()}
+	cv.Name = p.objectName("a view name")
+	if p.atOp("(") {
+		cv.Columns = p.identList("a column name")
+	}
+	p.expect("AS")
+	cv.Query = p.query()
+	cv.Span = p.span(lo)
+	return cv
+}
+
+// createIndex reads the rest of CREATE [UNIQUE] INDEX [IF NOT EXISTS]
+// name ON table (cols).
+func (p *parser) createIndex(lo int, unique bool) ast.Statement {
+	p.pos++ // INDEX
+	ci := &ast.CreateIndex{Unique: unique, IfNotExists: p.ifNotExists()}
+	ci.Name = p.ident("an index name")
+	p.expect("ON")
+	ci.Table = p.objectName("a table name")
+	open := p.pos
+	p.expectOp("(")
+	ci.Columns = []*ast.OrderItem{p.orderItem()}
+	for p.acceptOp(",") {
+		ci.Columns = append(ci.Columns, p.orderItem())
+	}
+	p.closeList(open)
+	ci.Span = p.span(lo)
+	return ci
+}
+
+// drop reads DROP [TEMPORARY] TABLE|VIEW|INDEX [IF EXISTS] name, ...
+func (p *parser) drop() ast.Statement {
+	lo := p.peek().start
+	p.pos++ // DROP
+	d := &ast.Drop{Temporary: p.accept("TEMPORARY") || p.accept("TEMP")}
+	t := p.peek()
+	switch t.up {
+	case "TABLE", "VIEW", "INDEX":
+		if t.kind == tWord {
+			p.pos++
+			d.Kind = t.up
+		}
+	}
+	if d.Kind == "" {
+		p.errExpected("TABLE, VIEW or INDEX")
+	}
+	if p.at("IF") {
+		p.pos++
+		p.expect("EXISTS")
 		d.IfExists = true
 	}
-	var err error
-	if d.Name, err = p.qualifiedName("after DROP " + d.Kind); err != nil {
-		return nil, err
+	d.Names = []ast.ObjectName{p.objectName("a name")}
+	for p.acceptOp(",") {
+		d.Names = append(d.Names, p.objectName("a name"))
 	}
-	return d, p.expectEnd("DROP " + d.Kind + " " + d.Name)
+	d.Span = p.span(lo)
+	return d
+}
+
+// insert reads INSERT INTO|OVERWRITE table [(cols)] query.
+func (p *parser) insert() *ast.Insert {
+	lo := p.peek().start
+	p.pos++ // INSERT
+	ins := &ast.Insert{}
+	switch {
+	case p.accept("INTO"):
+	case p.accept("OVERWRITE"):
+		ins.Overwrite = true
+	case p.at("OR"):
+		p.fail(p.peek().start, "INSERT OR ... (SQLite's conflict clause) is not supported")
+	default:
+		p.errExpected("INTO or OVERWRITE")
+	}
+	ins.Table = p.objectName("a table name")
+	if p.atOp("(") && !p.isQueryParen(p.pos) {
+		ins.Columns = p.identList("a column name")
+	}
+	ins.Query = p.query()
+	ins.Span = p.span(lo)
+	return ins
+}
+
+// statementSet reads EXECUTE STATEMENT SET BEGIN insert; ... END.
+func (p *parser) statementSet() ast.Statement {
+	lo := p.peek().start
+	p.pos++ // EXECUTE
+	p.expect("STATEMENT")
+	p.expect("SET")
+	p.expect("BEGIN")
+	ss := &ast.StatementSet{}
+	for !p.at("END") {
+		if !p.at("INSERT") {
+			p.errExpected("INSERT or END")
+		}
+		ss.Inserts = append(ss.Inserts, p.insert())
+		if !p.acceptOp(";") && !p.at("END") {
+			p.errExpected("';'")
+		}
+	}
+	p.pos++ // END
+	ss.Span = p.span(lo)
+	return ss
 }

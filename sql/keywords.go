@@ -1,39 +1,60 @@
 package sql
 
-import "sort"
+import (
+	"sort"
+	"strings"
 
-// keywords are the words of the statements and queries clink reads, for
-// completion in the shell and the notebook kernel.
-var keywords = []string{
-	// statements
-	"SELECT", "WITH", "INSERT", "INTO", "CREATE", "TEMPORARY", "TABLE", "VIEW", "DROP", "IF", "NOT", "EXISTS",
-	"EXPLAIN", "ANALYZE", "VERBOSE", "FORMAT", "JSON", "SET", "RESET", "SHOW", "TABLES", "VIEWS", "FUNCTIONS",
-	"CONNECTORS", "DESCRIBE", "DESC",
-	// CREATE TABLE
-	"WATERMARK", "FOR", "METADATA", "VIRTUAL", "PRIMARY", "KEY", "ENFORCED", "COMMENT",
-	// types
-	"BOOLEAN", "TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "FLOAT", "REAL", "DOUBLE", "PRECISION",
-	"DECIMAL", "NUMERIC", "VARCHAR", "CHAR", "STRING", "BYTES", "VARBINARY", "BINARY", "TIMESTAMP",
-	"TIMESTAMP_LTZ", "DATE", "ROW", "ARRAY", "MAP",
-	// queries
-	"FROM", "WHERE", "GROUP", "BY", "HAVING", "ORDER", "ASC", "LIMIT", "OFFSET", "UNION", "ALL", "DISTINCT",
-	"AS", "JOIN", "INNER", "LEFT", "RIGHT", "OUTER", "CROSS", "ON", "USING", "AND", "OR", "IN", "IS", "NULL",
-	"TRUE", "FALSE", "LIKE", "BETWEEN", "CASE", "WHEN", "THEN", "ELSE", "END", "CAST", "INTERVAL",
-	"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "FILTER", "SUBSTRING",
-	// windows
-	"TUMBLE", "HOP", "CUMULATE", "SESSION", "DESCRIPTOR", "PARTITION", "WINDOW_START", "WINDOW_END",
-	"WINDOW_TIME", "TUMBLE_START", "TUMBLE_END", "HOP_START", "HOP_END", "SESSION_START", "SESSION_END",
-}
+	"github.com/clink-sql/clink/sql/ast"
+)
 
-// Keywords returns the SQL keywords of the dialect, sorted, for completion.
+// grammarWords are the words of the grammar besides the reserved ones
+// (ast.ReservedWords): they name statements, clauses, types and units
+// where they stand, and are names everywhere else.
+const grammarWords = `
+	ALTER ANALYZE ASYMMETRIC BEGIN BY CONNECTORS CONSTRAINT COLUMNS CUBE CURRENT DELETE DESCRIBE DESCRIPTOR
+	DISTINCT DROP ENFORCED ESCAPE EXECUTE EXISTS EXPLAIN EXTRACT FILTER FIRST FOLLOWING FORMAT FUNCTION FUNCTIONS
+	GROUPING GROUPS IF IGNORE INDEX INSERT JSON KEY LAST LIKE LOCAL MERGE METADATA NEXT NULLS OF ONLY OVER
+	OVERWRITE PARTITION PARTITIONED PLAN POSITION PRECEDING PRECISION RANGE RECURSIVE REPLACE RESET RESPECT ROLLUP
+	ROW ROWS SET SETS SHOW STATEMENT SUBSTRING SYSTEM_TIME TABLES TEMP TEMPORARY TEXT TIME TRIM TRUNCATE TRY_CAST
+	UNBOUNDED UNKNOWN UPDATE USE VARYING VERBOSE VIEW VIEWS VIRTUAL WATERMARK WITHOUT ZONE
+	BOOLEAN BOOL TINYINT SMALLINT INT INTEGER BIGINT FLOAT REAL DOUBLE DECIMAL DEC NUMERIC CHAR CHARACTER
+	VARCHAR STRING BINARY VARBINARY BYTES BYTEA DATE TIMESTAMP TIMESTAMP_LTZ MAP
+	YEAR YEARS QUARTER QUARTERS MONTH MONTHS WEEK WEEKS DAY DAYS HOUR HOURS MINUTE MINUTES SECOND SECONDS
+	MILLISECOND MILLISECONDS MICROSECOND MICROSECONDS EPOCH DOW DOY`
+
+// functionWords are the windowing functions of Flink's dialect, offered
+// for completion with the keywords.
+const functionWords = `TUMBLE HOP CUMULATE SESSION WINDOW_START WINDOW_END WINDOW_TIME
+	TUMBLE_START TUMBLE_END HOP_START HOP_END SESSION_START SESSION_END`
+
+var keywordSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(grammarWords) {
+		m[w] = true
+	}
+	for _, w := range ast.ReservedWords() {
+		m[w] = true
+	}
+	return m
+}()
+
+// isKeyword reports whether the upper-case word is a word of the grammar
+// (error messages print those upper-case, names quoted).
+func isKeyword(up string) bool { return keywordSet[up] }
+
+// Keywords returns the SQL keywords of the dialect and its windowing
+// functions, sorted, for completion in the shell and the notebook kernel.
 func Keywords() []string {
-	out := make([]string, 0, len(keywords))
 	seen := map[string]bool{}
-	for _, k := range keywords {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
+	for w := range keywordSet {
+		seen[w] = true
+	}
+	for _, w := range strings.Fields(functionWords) {
+		seen[w] = true
+	}
+	out := make([]string, 0, len(seen))
+	for w := range seen {
+		out = append(out, w)
 	}
 	sort.Strings(out)
 	return out

@@ -1,6 +1,10 @@
 package sql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/clink-sql/clink/sql/ast"
+)
 
 // Piece is one statement of a script, without its terminating ';'.
 type Piece struct {
@@ -10,8 +14,9 @@ type Piece struct {
 }
 
 // Split cuts a script into statements at ';' outside quotes and comments.
-// Empty statements (only whitespace and comments) are dropped. The last
-// statement need not end with ';'.
+// EXECUTE STATEMENT SET BEGIN ...; ...; END is one statement. Empty
+// statements (only whitespace and comments) are dropped. The last
+// statement need not end with ';'. The quoting rules are the lexer's.
 func Split(script string) []Piece {
 	var out []Piece
 	start := 0
@@ -35,12 +40,13 @@ func Split(script string) []Piece {
 }
 
 // Complete reports whether text ends with a ';' that terminates a statement
-// (outside quotes and comments), i.e. whether a shell or a notebook can run
-// it now. Text that is only whitespace or comments is complete.
+// (outside quotes, comments and an open statement set), i.e. whether a
+// shell or a notebook can run it now. Text that is only whitespace or
+// comments is complete.
 func Complete(text string) bool {
 	last := -1
-	state := scanStatements(text, func(semi int) { last = semi })
-	if state != stNormal && state != stLineComment {
+	st := scanStatements(text, func(semi int) { last = semi })
+	if st.quote != stNormal && st.quote != stLineComment || st.inSet {
 		return false
 	}
 	rest := text
@@ -55,17 +61,32 @@ type scanState int
 const (
 	stNormal scanState = iota
 	stSingle
+	stEString // E'...': backslash escapes
 	stDouble
 	stBacktick
 	stLineComment
 	stBlockComment
 )
 
+// scanResult is where a scan ended: inside a quote or comment, or inside
+// an open EXECUTE STATEMENT SET block, the statement is not finished.
+type scanResult struct {
+	quote scanState
+	inSet bool
+}
+
+// setPrefix is the start of a statement whose ';' are inner: EXECUTE
+// STATEMENT SET BEGIN ... END.
+var setPrefix = []string{"EXECUTE", "STATEMENT", "SET", "BEGIN"}
+
 // scanStatements walks text and calls onSemi at every statement-ending ';'.
-// It returns the state at the end of the text (inside a quote or comment
-// means the statement is not finished).
-func scanStatements(text string, onSemi func(int)) scanState {
+// It tracks the first words of each statement (and, inside a statement
+// set, of each inner statement) to keep a statement set whole: its ';' end
+// inner statements until one starts with END.
+func scanStatements(text string, onSemi func(int)) scanResult {
 	st := stNormal
+	var words []string // first words of the current (inner) statement
+	inSet, setEnding := false, false
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch st {
@@ -73,6 +94,9 @@ func scanStatements(text string, onSemi func(int)) scanState {
 			switch {
 			case c == '\'':
 				st = stSingle
+				if i > 0 && (text[i-1] == 'e' || text[i-1] == 'E') && (i < 2 || !ast.IsWordByte(text[i-2])) {
+					st = stEString
+				}
 			case c == '"':
 				st = stDouble
 			case c == '`':
@@ -84,21 +108,52 @@ func scanStatements(text string, onSemi func(int)) scanState {
 				st = stBlockComment
 				i++
 			case c == ';':
-				onSemi(i)
+				switch {
+				case inSet && !setEnding:
+					words = words[:0] // the next inner statement starts
+				default:
+					onSemi(i)
+					inSet, setEnding = false, false
+					words = words[:0]
+				}
+			case ast.IsWordStart(c) && (i == 0 || !ast.IsWordByte(text[i-1])):
+				j := i + 1
+				for j < len(text) && ast.IsWordByte(text[j]) {
+					j++
+				}
+				if len(words) < len(setPrefix) {
+					w := strings.ToUpper(text[i:j])
+					words = append(words, w)
+					switch {
+					case !inSet && len(words) == len(setPrefix) && isSetPrefix(words):
+						inSet = true
+						words = words[:0]
+					case inSet && len(words) == 1 && w == "END":
+						setEnding = true
+					}
+				}
+				i = j - 1
 			}
 		case stSingle:
 			if c == '\'' {
 				if i+1 < len(text) && text[i+1] == '\'' {
-					i++ // '' is an escaped quote
+					i++ // '' is a quote
 				} else {
 					st = stNormal
 				}
-			} else if c == '\\' && i+1 < len(text) {
+			}
+		case stEString:
+			switch {
+			case c == '\\':
 				i++
+			case c == '\'' && i+1 < len(text) && text[i+1] == '\'':
+				i++
+			case c == '\'':
+				st = stNormal
 			}
 		case stDouble:
 			if c == '"' {
-				st = stNormal
+				st = stNormal // a doubled "" reopens at once
 			}
 		case stBacktick:
 			if c == '`' {
@@ -115,7 +170,16 @@ func scanStatements(text string, onSemi func(int)) scanState {
 			}
 		}
 	}
-	return st
+	return scanResult{quote: st, inSet: inSet}
+}
+
+func isSetPrefix(words []string) bool {
+	for i, w := range setPrefix {
+		if words[i] != w {
+			return false
+		}
+	}
+	return true
 }
 
 // stripComments removes -- and /* */ comments outside quotes.
@@ -137,6 +201,9 @@ func stripComments(text string) string {
 				continue
 			case c == '\'':
 				st = stSingle
+				if i > 0 && (text[i-1] == 'e' || text[i-1] == 'E') && (i < 2 || !ast.IsWordByte(text[i-2])) {
+					st = stEString
+				}
 			case c == '"':
 				st = stDouble
 			case c == '`':
@@ -147,6 +214,15 @@ func stripComments(text string) string {
 			b.WriteByte(c)
 			end := map[scanState]byte{stSingle: '\'', stDouble: '"', stBacktick: '`'}[st]
 			if c == end {
+				st = stNormal
+			}
+		case stEString:
+			b.WriteByte(c)
+			switch {
+			case c == '\\' && i+1 < len(text):
+				i++
+				b.WriteByte(text[i])
+			case c == '\'':
 				st = stNormal
 			}
 		case stLineComment:

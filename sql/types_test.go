@@ -55,6 +55,19 @@ func TestParseType(t *testing.T) {
 			arrow.Field{Name: "b", Type: arrow.StructOf(arrow.Field{Name: "c", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true}), Nullable: true}),
 			"ROW<`a` INT NOT NULL, `b` ROW<`c` ARRAY<VARCHAR>>>"},
 		{"ROW<`we``ird` INT 'a description'>", arrow.StructOf(arrow.Field{Name: "we`ird", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), "ROW<`we``ird` INT>"},
+		{`ROW<"x" BIGINT>`, arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), "ROW<`x` BIGINT>"},
+		{"TIME", arrow.FixedWidthTypes.Time64us, "TIME(6)"},
+		{"TIME(0)", arrow.FixedWidthTypes.Time32s, "TIME(0)"},
+		{"time(3) without time zone", arrow.FixedWidthTypes.Time32ms, "TIME(3)"},
+		{"TIME(9)", arrow.FixedWidthTypes.Time64ns, "TIME(9)"},
+		{"INTERVAL", arrow.FixedWidthTypes.MonthDayNanoInterval, "INTERVAL"},
+		{"FLOAT(53)", arrow.PrimitiveTypes.Float64, "DOUBLE"},
+		{"character varying(10)", arrow.BinaryTypes.String, "VARCHAR"},
+		{"TEXT", arrow.BinaryTypes.String, "VARCHAR"},
+		{"INT ARRAY", arrow.ListOf(arrow.PrimitiveTypes.Int32), "ARRAY<INT>"},
+		{"ARRAY<INT NOT NULL>", arrow.ListOfNonNullable(arrow.PrimitiveTypes.Int32), "ARRAY<INT NOT NULL>"},
+		{"MAP<STRING,ARRAY<ROW<a INT>>>", arrow.MapOf(arrow.BinaryTypes.String, arrow.ListOf(arrow.StructOf(
+			arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true}))), "MAP<VARCHAR, ARRAY<ROW<`a` INT>>>"},
 	}
 	for _, c := range cases {
 		got, err := ParseType(c.in)
@@ -88,16 +101,23 @@ func TestParseTypeErrors(t *testing.T) {
 		{"DECIMAL(40, 2)", 1, "precision 40 is out of range"},
 		{"DECIMAL(5, 6)", 1, "scale 6 exceeds precision 5"},
 		{"TIMESTAMP(12)", 1, "precision 12 is out of range"},
-		{"TIMESTAMP WITH TIME ZONE", 11, "TIMESTAMP WITH TIME ZONE is not supported"},
+		{"TIMESTAMP WITH TIME ZONE", 1, "TIMESTAMP WITH TIME ZONE is not supported"},
+		{"TIME(3) WITH TIME ZONE", 1, "TIME WITH TIME ZONE is not supported"},
+		{"TIME(10)", 1, "TIME precision 10 is out of range"},
+		{"INT(11)", 4, "INT takes no length or precision"},
+		{"DECIMAL(1, 2, 3)", 13, "expected ')' to close '(' at line 1, column 8, found ','"},
+		{"MAP<INT, INT", 13, "unexpected end of statement: expected '>' to close MAP<...> after INT"},
 		{"ROW<a INT", 10, "expected '>' to close ROW<...>"},
 		{"ROW<>", 1, "at least one field"},
 		{"ROW<a INT, a BIGINT>", 12, `duplicate ROW field "a"`},
-		{"ARRAY<INT>>", 11, "unexpected '>'"},
+		{"ARRAY<INT>>", 11, "expected end of type after '>', found '>'"},
 		{"MAP<INT>", 8, "expected ','"},
 		{"VARCHAR(x)", 9, "expected an integer"},
-		{"INT extra", 5, `unexpected "extra"`},
+		{"INT extra", 5, `expected end of type after INT, found "extra"`},
 		{"", 0, "empty type name"},
-		{"TIME", 1, "unsupported type TIME"},
+		{"ROW()", 1, "ROW needs at least one field"},
+		{"ROW<a>", 6, "expected a type name after \"a\", found '>'"},
+		{"VARCHAR(-1)", 9, "expected an integer in VARCHAR(...)"},
 	}
 	for _, c := range cases {
 		_, err := ParseType(c.in)

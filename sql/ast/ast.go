@@ -712,6 +712,7 @@ type ColumnDef struct {
 	Type       *TypeName // nil for a computed column
 	NotNull    bool
 	PrimaryKey bool  // inline PRIMARY KEY [NOT ENFORCED]
+	Unique     bool  // UNIQUE (accepted and ignored, as CREATE INDEX is)
 	Computed   Expr  // col AS expr; nil otherwise
 	Metadata   *Meta // METADATA [FROM 'key'] [VIRTUAL]; nil otherwise
 	Comment    *StringLit
