@@ -187,7 +187,7 @@ func (p *parser) comparison(x ast.Expr, lo int) ast.Expr {
 	if t := p.peek(); t.is("ANY") || t.is("SOME") || t.is("ALL") {
 		p.pos++
 		if !p.atOp("(") || !p.isQueryParen(p.pos) {
-			p.errExpected("a subquery in parentheses (x " + op.String() + " " + t.up + " (SELECT ...))")
+			p.needSubquery(fmt.Sprintf("x %s %s (SELECT ...); for a list of values write x IN (...)", op, t.up))
 		}
 		q := p.parenQuery()
 		return &ast.Quantified{Span: p.span(lo), X: x, Op: op, All: t.up == "ALL", Query: q}
@@ -234,6 +234,15 @@ func (p *parser) predicate(x ast.Expr, lo int) ast.Expr {
 	}
 	like.Span = p.span(lo)
 	return like
+}
+
+// needSubquery fails where a subquery must be: at a '(' that opens
+// something else, or at whatever stands instead of the '('.
+func (p *parser) needSubquery(usage string) {
+	if p.atOp("(") {
+		p.fail(p.peek().start, "expected a subquery here: "+usage)
+	}
+	p.errExpected("'(' and a subquery (" + usage + ")")
 }
 
 // exprList reads e, e, ... (at least one).
@@ -309,7 +318,7 @@ func (p *parser) primary() ast.Expr {
 			case "EXISTS":
 				p.pos++
 				if !p.isQueryParen(p.pos) {
-					p.errExpected("a subquery in parentheses")
+					p.needSubquery("EXISTS (SELECT ...)")
 				}
 				q := p.parenQuery()
 				return &ast.Exists{Span: p.span(lo), Query: q}

@@ -413,6 +413,9 @@ func (a *intervalAcc) postgres(value string) error {
 			end++
 		}
 		num, unit := w[:end], strings.ToLower(w[end:])
+		if num == "" {
+			return fmt.Errorf("interval value %s: %s is not a number", quoteStr(value), quoteStr(w))
+		}
 		if unit == "" {
 			if i+1 >= len(words) {
 				return fmt.Errorf("interval value %s needs a unit after %s: write e.g. INTERVAL '%s' DAY or INTERVAL '%s days'", quoteStr(value), num, num, num)

@@ -477,7 +477,7 @@ func (p *parser) tableFunc(lo int, lateral bool) ast.TableExpr {
 		p.pos++ // (
 		tf.Wrapped = true
 		if !p.peek().isName() || !p.peekAt(1).isOp("(") {
-			p.errExpected("a function call in TABLE(...), such as TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)")
+			p.failExpected("a function call in TABLE(...), such as TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)")
 		}
 	}
 	tf.Name = p.ident("a function name")

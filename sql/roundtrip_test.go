@@ -224,7 +224,10 @@ func checkCorpus(t *testing.T, cases []stmtCase, known map[string]string) int {
 // repoRoot is the repository root, from the sql package directory.
 const repoRoot = ".."
 
-func TestRoundTripRepoCorpus(t *testing.T) {
+// repoCorpus is every statement the repository holds: the bodies of
+// testdata/sql/*.slt, testdata/explain/*.sql and sql/testdata/**/*.sql.
+func repoCorpus(t *testing.T) []stmtCase {
+	t.Helper()
 	var cases []stmtCase
 	slts, _ := filepath.Glob(filepath.Join(repoRoot, "testdata", "sql", "*.slt"))
 	for _, f := range slts {
@@ -247,6 +250,11 @@ func TestRoundTripRepoCorpus(t *testing.T) {
 	if len(slts) == 0 || len(explains) == 0 || len(ours) == 0 {
 		t.Fatalf("corpus missing: %d slt, %d explain, %d sql/testdata files", len(slts), len(explains), len(ours))
 	}
+	return cases
+}
+
+func TestRoundTripRepoCorpus(t *testing.T) {
+	cases := repoCorpus(t)
 	known := map[string]string{
 		// Errors the slt files expect from the parser.
 		"40_errors.slt:21": "expected an expression after SELECT, found FROM",
