@@ -48,12 +48,36 @@ func (p *parser) prefix() ast.Expr {
 	return p.primary()
 }
 
-var comparisons = map[string]ast.BinaryOp{
-	"=": ast.OpEq, "<>": ast.OpNe, "!=": ast.OpNe, "<": ast.OpLt, "<=": ast.OpLe, ">": ast.OpGt, ">=": ast.OpGe,
-}
-
-var arithmetic = map[string]ast.BinaryOp{
-	"||": ast.OpConcat, "+": ast.OpAdd, "-": ast.OpSub, "*": ast.OpMul, "/": ast.OpDiv, "%": ast.OpMod,
+// binaryOp maps an operator token to its binary operator (a switch: it
+// runs for every operator of every expression).
+func binaryOp(op string) (ast.BinaryOp, bool) {
+	switch op {
+	case "=":
+		return ast.OpEq, true
+	case "<>", "!=":
+		return ast.OpNe, true
+	case "<":
+		return ast.OpLt, true
+	case "<=":
+		return ast.OpLe, true
+	case ">":
+		return ast.OpGt, true
+	case ">=":
+		return ast.OpGe, true
+	case "||":
+		return ast.OpConcat, true
+	case "+":
+		return ast.OpAdd, true
+	case "-":
+		return ast.OpSub, true
+	case "*":
+		return ast.OpMul, true
+	case "/":
+		return ast.OpDiv, true
+	case "%":
+		return ast.OpMod, true
+	}
+	return 0, false
 }
 
 // infixPrec is the precedence of the infix or postfix operator at the
@@ -78,10 +102,7 @@ func (p *parser) infixPrec() (ast.Prec, bool) {
 			}
 		}
 	case tOp:
-		if _, ok := comparisons[t.text]; ok {
-			return ast.PrecCmp, true
-		}
-		if op, ok := arithmetic[t.text]; ok {
+		if op, ok := binaryOp(t.text); ok {
 			return op.Prec(), true
 		}
 		switch t.text {
@@ -145,7 +166,8 @@ func (p *parser) infix(left ast.Expr, lo int, min ast.Prec) ast.Expr {
 		default: // || + - * / %
 			p.pos++
 			r := p.exprPrec(prec + 1)
-			left = &ast.Binary{Span: p.span(lo), Op: arithmetic[t.text], L: left, R: r}
+			op, _ := binaryOp(t.text)
+			left = &ast.Binary{Span: p.span(lo), Op: op, L: left, R: r}
 		}
 	}
 }
@@ -183,7 +205,7 @@ func (p *parser) isExpr(x ast.Expr, lo int) ast.Expr {
 
 // comparison reads op y or op ANY|SOME|ALL (query).
 func (p *parser) comparison(x ast.Expr, lo int) ast.Expr {
-	op := comparisons[p.next().text]
+	op, _ := binaryOp(p.next().text)
 	if t := p.peek(); t.is("ANY") || t.is("SOME") || t.is("ALL") {
 		p.pos++
 		if !p.atOp("(") || !p.isQueryParen(p.pos) {
@@ -530,11 +552,12 @@ func (p *parser) trim() ast.Expr {
 	t := p.next()
 	lo := t.start
 	name := identOf(t)
-	if p.plainCallAhead() {
+	if p.plainCallAhead() && !p.peekAt(1).is("ALL") {
 		return p.call(name, lo)
 	}
 	open := p.pos
 	p.pos++
+	p.accept("ALL") // TRIM(ALL x) is TRIM(x), as f(ALL x) is f(x)
 	tr := &ast.Trim{}
 	switch {
 	case p.accept("BOTH"):

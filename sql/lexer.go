@@ -44,7 +44,9 @@ var twoCharOps = [...]string{"::", "||", "<>", "!=", "<=", ">=", "=>", "->"}
 //	"x", `x`       identifiers; a doubled quote stands for itself
 //	-- ..., /* */  comments (block comments do not nest)
 func lex(text string) ([]token, *Error) {
-	toks := make([]token, 0, len(text)/4+1)
+	// A token takes at least a byte: sized so, a long statement's token
+	// list is never copied as it grows.
+	toks := make([]token, 0, len(text)+1)
 	i := 0
 	for i < len(text) {
 		c := text[i]

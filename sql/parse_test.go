@@ -2,6 +2,9 @@ package sql
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -188,6 +191,7 @@ func TestPrecedence(t *testing.T) {
 		{"a BETWEEN 1 AND 2 AND c", "(AND (between a 1 2) c)"},
 		{"a NOT BETWEEN b + 1 AND c * 2", "(notbetween a (+ b 1) (* c 2))"},
 		{"a BETWEEN SYMMETRIC 2 AND 1", "(between-sym a 2 1)"},
+		{"a BETWEEN ASYMMETRIC 1 AND 2", "(between a 1 2)"},
 		{"a LIKE 'x' || 'y'", "(like a (|| 'x' 'y'))"},
 		{"a NOT ILIKE 'x%' ESCAPE '!'", "(notilike a 'x%' escape '!')"},
 		{"a = b IN (1, 2)", "(= a (in b 1 2))"},
@@ -297,6 +301,17 @@ func TestPrint(t *testing.T) {
 		{"SELECT * FROM side FOR SYSTEM_TIME AS OF o.ts s", "SELECT * FROM side FOR SYSTEM_TIME AS OF o.ts AS s"},
 		{"select * from ((a join b on x) join c on y)", "SELECT * FROM a JOIN b ON x JOIN c ON y"},
 		{"select * from a join b join c on p on q", "SELECT * FROM a JOIN (b JOIN c ON p) ON q"},
+		// Where the grammar takes a word at the start of an expression for a
+		// keyword, an expression starting with that name keeps its
+		// parentheses (found reviewing the printer against the grammar).
+		{"select 1 from t group by (rollup(a)), (cube(b) + 1), rollup, cube[1]",
+			"SELECT 1 FROM t GROUP BY (rollup(a)), (cube(b) + 1), rollup, cube[1]"},
+		{"select sum(x) over (rows between (unbounded + 1) preceding and (unbounded) following), sum(x) over (rows (between) preceding) from t",
+			"SELECT sum(x) OVER (ROWS BETWEEN (unbounded + 1) PRECEDING AND (unbounded) FOLLOWING), sum(x) OVER (ROWS (between) PRECEDING) FROM t"},
+		{"select * from f((descriptor(x)), n => (descriptor(y) || 'a'), descriptor)",
+			"SELECT * FROM f((descriptor(x)), n => (descriptor(y) || 'a'), descriptor)"},
+		{"select trim(all x), trim(distinct x), substring(all s), position(all s)",
+			"SELECT TRIM(x), trim(DISTINCT x), substring(s), position(s)"},
 	}
 	for _, c := range cases {
 		st, err := Parse(c.in)
@@ -308,5 +323,76 @@ func TestPrint(t *testing.T) {
 			t.Errorf("Parse(%q).String()\n got  %s\n want %s", c.in, got, c.want)
 		}
 		roundTrip(t, c.in, st)
+	}
+}
+
+func TestKeywords(t *testing.T) {
+	kw := Keywords()
+	have := map[string]bool{}
+	for i, k := range kw {
+		have[k] = true
+		if i > 0 && kw[i-1] >= k {
+			t.Fatalf("Keywords() not sorted and unique at %q, %q", kw[i-1], k)
+		}
+	}
+	// The keywords of the old dialect layer, and the new grammar's.
+	for _, want := range strings.Fields(`SELECT WITH INSERT INTO CREATE TEMPORARY TABLE VIEW DROP IF NOT EXISTS
+		EXPLAIN ANALYZE VERBOSE FORMAT JSON SET RESET SHOW TABLES VIEWS FUNCTIONS CONNECTORS DESCRIBE DESC
+		WATERMARK FOR METADATA VIRTUAL PRIMARY KEY ENFORCED COMMENT BOOLEAN TINYINT SMALLINT INT INTEGER BIGINT
+		FLOAT REAL DOUBLE PRECISION DECIMAL NUMERIC VARCHAR CHAR STRING BYTES VARBINARY BINARY TIMESTAMP
+		TIMESTAMP_LTZ DATE ROW ARRAY MAP FROM WHERE GROUP BY HAVING ORDER ASC LIMIT OFFSET UNION ALL DISTINCT
+		AS JOIN INNER LEFT RIGHT OUTER CROSS ON USING AND OR IN IS NULL TRUE FALSE LIKE BETWEEN CASE WHEN THEN
+		ELSE END CAST INTERVAL MILLISECOND SECOND MINUTE HOUR DAY FILTER SUBSTRING TUMBLE HOP CUMULATE SESSION
+		DESCRIPTOR PARTITION WINDOW_START WINDOW_END WINDOW_TIME TUMBLE_START TUMBLE_END HOP_START HOP_END
+		SESSION_START SESSION_END
+		VALUES EXCEPT INTERSECT FULL NATURAL LATERAL OVER WINDOW QUALIFY ROWS RANGE PRECEDING FOLLOWING
+		UNBOUNDED CURRENT GROUPING SETS ROLLUP CUBE EXTRACT TRIM POSITION TRY_CAST ILIKE ESCAPE FETCH FIRST
+		NEXT ONLY EXECUTE STATEMENT BEGIN TIME YEAR MONTH WEEK QUARTER OVERWRITE INDEX UNIQUE PARTITIONED`) {
+		if !have[want] {
+			t.Errorf("Keywords() lacks %s", want)
+		}
+	}
+	// Reserved words are keywords, and usable quoted.
+	for _, w := range ast.ReservedWords() {
+		if !have[w] {
+			t.Errorf("reserved word %s is not among the keywords", w)
+		}
+		q := `SELECT "` + strings.ToLower(w) + `" FROM "` + w + `"`
+		if _, err := Parse(q); err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
+		}
+	}
+	// The words Flink queries use as names are not reserved.
+	for _, name := range strings.Fields("date time timestamp dateTime extra window_start channel url key value year day hour user comment position") {
+		q := "SELECT " + name + " FROM t WHERE " + name + " IS NOT NULL"
+		if _, err := Parse(q); err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
+		}
+	}
+}
+
+// TestGrammarWordsAreKeywords: every word the parser tests for is a
+// keyword, so completion offers it and errors print it as one.
+func TestGrammarWordsAreKeywords(t *testing.T) {
+	re := regexp.MustCompile(`\b(?:is|at|accept|expect)\("([A-Z_]+)"\)`)
+	files, _ := filepath.Glob("*.go")
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+			n++
+			if !isKeyword(m[1]) {
+				t.Errorf("%s: %s is tested for but is no keyword", f, m[1])
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("found only %d keyword tests: the pattern is stale", n)
 	}
 }

@@ -369,8 +369,8 @@ func describe(t *token) string {
 		return `"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
 	case tString:
 		v := t.text
-		if len(v) > 40 {
-			v = v[:37] + "..."
+		if r := []rune(v); len(r) > 40 {
+			v = string(r[:37]) + "..."
 		}
 		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
 	case tNumber:

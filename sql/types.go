@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -207,7 +208,8 @@ func ParseType(text string) (arrow.DataType, error) {
 		return nil, err
 	}
 	dt, err := TypeOf(tn)
-	if e, ok := err.(*Error); ok {
+	var e *Error
+	if errors.As(err, &e) {
 		return nil, ErrorAt(text, e.Offset, e.Msg)
 	}
 	return dt, err

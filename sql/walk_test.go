@@ -123,6 +123,38 @@ ORDER BY 1 LIMIT 1 OFFSET 1`,
 	"BEGIN STATEMENT SET", "END", "RESET", "SHOW TABLES LIKE 'a%'", "DESCRIBE 'x.parquet'",
 }
 
+// TestSpans: every node's span lies in the text and inside its parent's,
+// so an error at a node points into what the user wrote.
+func TestSpans(t *testing.T) {
+	cases := repoCorpus(t)
+	for i, x := range walkExtra {
+		cases = append(cases, stmtCase{where: fmt.Sprintf("walkExtra[%d]", i), text: x})
+	}
+	for _, c := range cases {
+		st, err := Parse(c.text)
+		if err != nil {
+			continue
+		}
+		var stack []ast.Node
+		ast.Inspect(st, func(n ast.Node) bool {
+			if n == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			if n.Pos() < 0 || n.End() < n.Pos() || n.End() > len(c.text) {
+				t.Errorf("%s: %T %s has span [%d, %d) outside the text", c.where, n, n, n.Pos(), n.End())
+			}
+			if len(stack) > 0 {
+				if p := stack[len(stack)-1]; n.Pos() < p.Pos() || n.End() > p.End() {
+					t.Errorf("%s: %T %s [%d, %d) lies outside its parent %T [%d, %d)", c.where, n, n, n.Pos(), n.End(), p, p.Pos(), p.End())
+				}
+			}
+			stack = append(stack, n)
+			return true
+		})
+	}
+}
+
 func TestInspectPrunes(t *testing.T) {
 	st, err := Parse("SELECT a FROM t WHERE b IN (SELECT c FROM u)")
 	if err != nil {
