@@ -1,3 +1,10 @@
+// Package sql is clink's SQL front end: the statement splitter (Split,
+// Complete), the parser from text to the syntax tree of package sql/ast
+// (Parse, ParseExpr), and the meaning of its literal types and intervals
+// (TypeOf, ParseType, IntervalOf). The dialect is Flink's SQL with
+// PostgreSQL's expression grammar: standard quoting ('...' strings,
+// "..." or `...` names), PostgreSQL's operator precedence, Flink's DDL,
+// window table functions and statement sets.
 package sql
 
 import (

@@ -51,11 +51,7 @@ func reachableNodes(v reflect.Value, out map[ast.Node]bool) {
 // visits each node of the tree exactly once, and closes each with nil.
 func TestWalkVisitsEveryNode(t *testing.T) {
 	types := map[string]bool{}
-	cases := repoCorpus(t)
-	for i, x := range walkExtra {
-		cases = append(cases, stmtCase{where: fmt.Sprintf("walkExtra[%d]", i), text: x})
-	}
-	for _, c := range cases {
+	for _, c := range walkCorpus(t) {
 		st, err := Parse(c.text)
 		if err != nil {
 			if strings.HasPrefix(c.where, "walkExtra") {
@@ -106,6 +102,15 @@ const allNodeTypes = `Ident ObjectName Query With CTE SetOp Select Values Select
 	Rollup Cube WindowSpec FrameBound TypeName RowField CreateTable ColumnDef Meta WatermarkDef PrimaryKey Option
 	CreateView CreateIndex Drop Insert StatementSet BeginStatementSet EndStatementSet Explain Set Reset Show Describe`
 
+// walkCorpus is the repository's statements and walkExtra.
+func walkCorpus(t *testing.T) []stmtCase {
+	cases := repoCorpus(t)
+	for i, x := range walkExtra {
+		cases = append(cases, stmtCase{where: fmt.Sprintf("walkExtra[%d]", i), text: x})
+	}
+	return cases
+}
+
 // walkExtra holds the nodes the corpus lacks.
 var walkExtra = []string{`EXPLAIN (DURATION '1s') WITH RECURSIVE r(n) AS (SELECT 1)
 SELECT TRY_CAST(a AS ROW<x MAP<INT, ARRAY<INT>>>), t.*, POSITION('a' IN s), TRIM(LEADING 'x' FROM s), a[1],
@@ -126,11 +131,7 @@ ORDER BY 1 LIMIT 1 OFFSET 1`,
 // TestSpans: every node's span lies in the text and inside its parent's,
 // so an error at a node points into what the user wrote.
 func TestSpans(t *testing.T) {
-	cases := repoCorpus(t)
-	for i, x := range walkExtra {
-		cases = append(cases, stmtCase{where: fmt.Sprintf("walkExtra[%d]", i), text: x})
-	}
-	for _, c := range cases {
+	for _, c := range walkCorpus(t) {
 		st, err := Parse(c.text)
 		if err != nil {
 			continue
