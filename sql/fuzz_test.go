@@ -37,6 +37,12 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	seeds = append(seeds, walkExtra...)
+	for _, c := range printCases {
+		seeds = append(seeds, c.in)
+	}
+	for _, c := range precedenceCases {
+		seeds = append(seeds, "SELECT "+c.in)
+	}
 	seeds = append(seeds, fuzzRegressions...)
 	seeds = append(seeds, "SELECT ((((", "SELECT '", "SELECT `", `SELECT "`, "CAST(", "SELECT CAST(a AS",
 		"TABLE(TUMBLE(", "SELECT E'\\", "EXECUTE STATEMENT SET BEGIN", "SELECT INTERVAL '1' DAY TO",
