@@ -34,6 +34,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT CASE WHEN a THEN b", 1, 26, "unexpected end of statement: expected END to close CASE at line 1, column 8"},
 		{"SELECT CASE a END", 1, 15, `expected WHEN after "a", found END`},
 		{"SELECT COUNT(DISTINCT) FROM t", 1, 22, "expected an expression after DISTINCT, found ')'"},
+		{"SELECT COUNT(*, a) FROM t", 1, 15, "expected ')' to close '(' at line 1, column 13, found ','"},
 		{"WITH x AS SELECT 1 SELECT 1", 1, 11, "expected '(' and a query after AS, found SELECT"},
 		{"SELECT 1 UNION", 1, 15, "unexpected end of statement: expected a query (SELECT, VALUES or a query in parentheses) after UNION"},
 		{"SELECT x::", 1, 11, "unexpected end of statement: expected a type name after '::'"},

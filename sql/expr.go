@@ -630,7 +630,7 @@ func (p *parser) call(name ast.Ident, lo int) ast.Expr {
 		}
 		return p.callRest(fc, lo, open, nil)
 	}
-	p.closeList(open)
+	p.closeParen(open)
 	return p.callTail(fc, lo)
 }
 
