@@ -176,3 +176,17 @@ func TestParseExprErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoverInternal: a bug that panics inside the parser comes out as
+// an *Error, not a crash of the session.
+func TestRecoverInternal(t *testing.T) {
+	_, err := run("SELECT 1", func(p *parser) int {
+		var m map[string]int
+		m["x"] = 1 // a bug: assignment to a nil map
+		return 0
+	})
+	var pe *Error
+	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Msg, "internal error in the SQL parser: ") {
+		t.Errorf("error = %#v, want an internal *Error", err)
+	}
+}
