@@ -495,7 +495,7 @@ func (p *parser) extract() ast.Expr {
 	open := p.pos
 	p.pos++ // (
 	f := p.peek()
-	field := f.up
+	field := f.upper()
 	if f.kind == tString {
 		field = strings.ToUpper(f.text)
 	}

@@ -75,7 +75,7 @@ func intervalUnit(t *token) (string, bool) {
 	if t.kind != tWord {
 		return "", false
 	}
-	u := t.up
+	u := t.upper()
 	if _, ok := unitSizes[u]; ok {
 		return u, true
 	}
@@ -146,7 +146,7 @@ func (p *parser) intervalLit() ast.Expr {
 func (p *parser) badUnit() {
 	t := p.peek()
 	if t.kind == tWord {
-		p.fail(t.start, fmt.Sprintf("unknown interval unit %s: expected %s", t.up, unitList))
+		p.fail(t.start, fmt.Sprintf("unknown interval unit %s: expected %s", t.upper(), unitList))
 	}
 	p.errExpected("an interval unit (" + unitList + ")")
 }

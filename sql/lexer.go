@@ -29,7 +29,9 @@ type token struct {
 	// text is a word as written, a quoted identifier's or string's
 	// decoded value, a number or an operator as written.
 	text string
-	up   string // tWord: text upper-cased, for keyword tests
+	// up is a word's keyword, upper-case ("" for a word that is none:
+	// upper() spells any word upper-case).
+	up string
 }
 
 // twoCharOps are the operators of two characters.
@@ -107,7 +109,7 @@ func lex(text string) ([]token, *Error) {
 				j++
 			}
 			w := text[i:j]
-			push(token{kind: tWord, start: i, end: j, text: w, up: strings.ToUpper(w)})
+			push(token{kind: tWord, start: i, end: j, text: w, up: keywordOf(w)})
 			i = j
 		case c == '?':
 			return nil, ErrorAt(text, i, "placeholders (?) are not supported: write the value")

@@ -156,7 +156,18 @@ func (p *parser) prevEnd() int {
 // span is the span from lo to the end of the last token consumed.
 func (p *parser) span(lo int) ast.Span { return ast.Span{Lo: lo, Hi: p.prevEnd()} }
 
-func (t *token) is(kw string) bool    { return t.kind == tWord && t.up == kw }
+// is reports whether t is the keyword kw (upper-case; a word of
+// keywords.go, which TestGrammarWordsAreKeywords checks).
+func (t *token) is(kw string) bool { return t.kind == tWord && t.up == kw }
+
+// upper is a word upper-cased, keyword or not.
+func (t *token) upper() string {
+	if t.up != "" || t.kind != tWord {
+		return t.up
+	}
+	return strings.ToUpper(t.text)
+}
+
 func (t *token) isOp(op string) bool  { return t.kind == tOp && t.text == op }
 func (p *parser) at(kw string) bool   { return p.toks[p.pos].is(kw) }
 func (p *parser) atOp(op string) bool { return p.toks[p.pos].isOp(op) }

@@ -26,9 +26,9 @@ func (p *parser) typeName(notNull bool) *ast.TypeName {
 		p.errExpected("a type name")
 	}
 	p.pos++
-	tn := &ast.TypeName{Name: t.up}
+	tn := &ast.TypeName{Name: t.upper()}
 	maxArgs := 0
-	switch t.up {
+	switch tn.Name {
 	case "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "STRING", "BYTES", "INTERVAL":
 	case "BOOL":
 		tn.Name = "BOOLEAN"
@@ -66,7 +66,7 @@ func (p *parser) typeName(notNull bool) *ast.TypeName {
 		tn.Value = p.typeName(true)
 		p.angleClose("MAP<...>")
 	default:
-		p.fail(t.start, "unsupported type "+t.up)
+		p.fail(t.start, "unsupported type "+tn.Name)
 	}
 	if p.atOp("(") && tn.Name != "ROW" {
 		if maxArgs == 0 {
