@@ -48,12 +48,36 @@ func (p *parser) prefix() ast.Expr {
 	return p.primary()
 }
 
-var comparisons = map[string]ast.BinaryOp{
-	"=": ast.OpEq, "<>": ast.OpNe, "!=": ast.OpNe, "<": ast.OpLt, "<=": ast.OpLe, ">": ast.OpGt, ">=": ast.OpGe,
-}
-
-var arithmetic = map[string]ast.BinaryOp{
-	"||": ast.OpConcat, "+": ast.OpAdd, "-": ast.OpSub, "*": ast.OpMul, "/": ast.OpDiv, "%": ast.OpMod,
+// binaryOp maps an operator token to its binary operator (a switch: it
+// runs for every operator of every expression).
+func binaryOp(op string) (ast.BinaryOp, bool) {
+	switch op {
+	case "=":
+		return ast.OpEq, true
+	case "<>", "!=":
+		return ast.OpNe, true
+	case "<":
+		return ast.OpLt, true
+	case "<=":
+		return ast.OpLe, true
+	case ">":
+		return ast.OpGt, true
+	case ">=":
+		return ast.OpGe, true
+	case "||":
+		return ast.OpConcat, true
+	case "+":
+		return ast.OpAdd, true
+	case "-":
+		return ast.OpSub, true
+	case "*":
+		return ast.OpMul, true
+	case "/":
+		return ast.OpDiv, true
+	case "%":
+		return ast.OpMod, true
+	}
+	return 0, false
 }
 
 // infixPrec is the precedence of the infix or postfix operator at the
@@ -78,10 +102,7 @@ func (p *parser) infixPrec() (ast.Prec, bool) {
 			}
 		}
 	case tOp:
-		if _, ok := comparisons[t.text]; ok {
-			return ast.PrecCmp, true
-		}
-		if op, ok := arithmetic[t.text]; ok {
+		if op, ok := binaryOp(t.text); ok {
 			return op.Prec(), true
 		}
 		switch t.text {
@@ -145,7 +166,8 @@ func (p *parser) infix(left ast.Expr, lo int, min ast.Prec) ast.Expr {
 		default: // || + - * / %
 			p.pos++
 			r := p.exprPrec(prec + 1)
-			left = &ast.Binary{Span: p.span(lo), Op: arithmetic[t.text], L: left, R: r}
+			op, _ := binaryOp(t.text)
+			left = &ast.Binary{Span: p.span(lo), Op: op, L: left, R: r}
 		}
 	}
 }
@@ -183,11 +205,11 @@ func (p *parser) isExpr(x ast.Expr, lo int) ast.Expr {
 
 // comparison reads op y or op ANY|SOME|ALL (query).
 func (p *parser) comparison(x ast.Expr, lo int) ast.Expr {
-	op := comparisons[p.next().text]
+	op, _ := binaryOp(p.next().text)
 	if t := p.peek(); t.is("ANY") || t.is("SOME") || t.is("ALL") {
 		p.pos++
 		if !p.atOp("(") || !p.isQueryParen(p.pos) {
-			p.errExpected("a subquery in parentheses (x " + op.String() + " " + t.up + " (SELECT ...))")
+			p.needSubquery(fmt.Sprintf("x %s %s (SELECT ...); for a list of values write x IN (...)", op, t.up))
 		}
 		q := p.parenQuery()
 		return &ast.Quantified{Span: p.span(lo), X: x, Op: op, All: t.up == "ALL", Query: q}
@@ -221,7 +243,10 @@ func (p *parser) predicate(x ast.Expr, lo int) ast.Expr {
 		open := p.pos
 		p.pos++
 		if p.atOp(")") {
-			p.fail(p.peek().start, "an IN list needs at least one value")
+			// x IN (): SQLite's empty list (FALSE; NOT IN () is TRUE),
+			// which its corpus tests; the standard has none.
+			p.pos++
+			return &ast.InList{Span: p.span(lo), X: x, Not: not}
 		}
 		list := p.exprList()
 		p.closeList(open)
@@ -234,6 +259,15 @@ func (p *parser) predicate(x ast.Expr, lo int) ast.Expr {
 	}
 	like.Span = p.span(lo)
 	return like
+}
+
+// needSubquery fails where a subquery must be: at a '(' that opens
+// something else, or at whatever stands instead of the '('.
+func (p *parser) needSubquery(usage string) {
+	if p.atOp("(") {
+		p.fail(p.peek().start, "expected a subquery here: "+usage)
+	}
+	p.errExpected("'(' and a subquery (" + usage + ")")
 }
 
 // exprList reads e, e, ... (at least one).
@@ -309,7 +343,7 @@ func (p *parser) primary() ast.Expr {
 			case "EXISTS":
 				p.pos++
 				if !p.isQueryParen(p.pos) {
-					p.errExpected("a subquery in parentheses")
+					p.needSubquery("EXISTS (SELECT ...)")
 				}
 				q := p.parenQuery()
 				return &ast.Exists{Span: p.span(lo), Query: q}
@@ -464,7 +498,7 @@ func (p *parser) extract() ast.Expr {
 	open := p.pos
 	p.pos++ // (
 	f := p.peek()
-	field := f.up
+	field := f.upper()
 	if f.kind == tString {
 		field = strings.ToUpper(f.text)
 	}
@@ -521,11 +555,12 @@ func (p *parser) trim() ast.Expr {
 	t := p.next()
 	lo := t.start
 	name := identOf(t)
-	if p.plainCallAhead() {
+	if p.plainCallAhead() && !p.peekAt(1).is("ALL") {
 		return p.call(name, lo)
 	}
 	open := p.pos
 	p.pos++
+	p.accept("ALL") // TRIM(ALL x) is TRIM(x), as f(ALL x) is f(x)
 	tr := &ast.Trim{}
 	switch {
 	case p.accept("BOTH"):
@@ -598,7 +633,7 @@ func (p *parser) call(name ast.Ident, lo int) ast.Expr {
 		}
 		return p.callRest(fc, lo, open, nil)
 	}
-	p.closeList(open)
+	p.closeParen(open)
 	return p.callTail(fc, lo)
 }
 

@@ -75,7 +75,7 @@ func intervalUnit(t *token) (string, bool) {
 	if t.kind != tWord {
 		return "", false
 	}
-	u := t.up
+	u := t.upper()
 	if _, ok := unitSizes[u]; ok {
 		return u, true
 	}
@@ -146,7 +146,7 @@ func (p *parser) intervalLit() ast.Expr {
 func (p *parser) badUnit() {
 	t := p.peek()
 	if t.kind == tWord {
-		p.fail(t.start, fmt.Sprintf("unknown interval unit %s: expected %s", t.up, unitList))
+		p.fail(t.start, fmt.Sprintf("unknown interval unit %s: expected %s", t.upper(), unitList))
 	}
 	p.errExpected("an interval unit (" + unitList + ")")
 }
@@ -413,6 +413,9 @@ func (a *intervalAcc) postgres(value string) error {
 			end++
 		}
 		num, unit := w[:end], strings.ToLower(w[end:])
+		if num == "" {
+			return fmt.Errorf("interval value %s: %s is not a number", quoteStr(value), quoteStr(w))
+		}
 		if unit == "" {
 			if i+1 >= len(words) {
 				return fmt.Errorf("interval value %s needs a unit after %s: write e.g. INTERVAL '%s' DAY or INTERVAL '%s days'", quoteStr(value), num, num, num)

@@ -29,7 +29,9 @@ type token struct {
 	// text is a word as written, a quoted identifier's or string's
 	// decoded value, a number or an operator as written.
 	text string
-	up   string // tWord: text upper-cased, for keyword tests
+	// up is a word's keyword, upper-case ("" for a word that is none:
+	// upper() spells any word upper-case).
+	up string
 }
 
 // twoCharOps are the operators of two characters.
@@ -44,7 +46,18 @@ var twoCharOps = [...]string{"::", "||", "<>", "!=", "<=", ">=", "=>", "->"}
 //	"x", `x`       identifiers; a doubled quote stands for itself
 //	-- ..., /* */  comments (block comments do not nest)
 func lex(text string) ([]token, *Error) {
-	toks := make([]token, 0, len(text)/4+1)
+	// About a token per four bytes of SQL; growing by doubling (append
+	// grows a long slice by a quarter) keeps a dense 400 KB expression from
+	// being copied a dozen times.
+	toks := make([]token, 0, len(text)/4+16)
+	push := func(t token) {
+		if len(toks) == cap(toks) {
+			grown := make([]token, len(toks), 2*cap(toks))
+			copy(grown, toks)
+			toks = grown
+		}
+		toks = append(toks, t)
+	}
 	i := 0
 	for i < len(text) {
 		c := text[i]
@@ -66,7 +79,7 @@ func lex(text string) ([]token, *Error) {
 			if err != nil {
 				return nil, err
 			}
-			toks = append(toks, token{kind: tString, start: i, end: j, text: val})
+			push(token{kind: tString, start: i, end: j, text: val})
 			i = j
 		case (c == 'e' || c == 'E') && i+1 < len(text) && text[i+1] == '\'' && (i == 0 || !ast.IsWordByte(text[i-1])):
 			// E'...', unless the E ends a word or number (as the splitter
@@ -75,7 +88,7 @@ func lex(text string) ([]token, *Error) {
 			if err != nil {
 				return nil, err
 			}
-			toks = append(toks, token{kind: tString, start: i, end: j, text: val})
+			push(token{kind: tString, start: i, end: j, text: val})
 			i = j
 		case (c == 'x' || c == 'X' || c == 'b' || c == 'B') && i+1 < len(text) && text[i+1] == '\'' && (i == 0 || !ast.IsWordByte(text[i-1])):
 			return nil, ErrorAt(text, i, fmt.Sprintf("binary string literals (%c'...') are not supported", c))
@@ -84,11 +97,11 @@ func lex(text string) ([]token, *Error) {
 			if err != nil {
 				return nil, err
 			}
-			toks = append(toks, token{kind: tQuoted, start: i, end: j, text: name})
+			push(token{kind: tQuoted, start: i, end: j, text: name})
 			i = j
 		case isDigit(c) || c == '.' && i+1 < len(text) && isDigit(text[i+1]):
 			j := scanNumber(text, i)
-			toks = append(toks, token{kind: tNumber, start: i, end: j, text: text[i:j]})
+			push(token{kind: tNumber, start: i, end: j, text: text[i:j]})
 			i = j
 		case ast.IsWordStart(c):
 			j := i + 1
@@ -96,7 +109,7 @@ func lex(text string) ([]token, *Error) {
 				j++
 			}
 			w := text[i:j]
-			toks = append(toks, token{kind: tWord, start: i, end: j, text: w, up: strings.ToUpper(w)})
+			push(token{kind: tWord, start: i, end: j, text: w, up: keywordOf(w)})
 			i = j
 		case c == '?':
 			return nil, ErrorAt(text, i, "placeholders (?) are not supported: write the value")
@@ -119,11 +132,11 @@ func lex(text string) ([]token, *Error) {
 				}
 				op = text[i : i+1]
 			}
-			toks = append(toks, token{kind: tOp, start: i, end: i + len(op), text: op})
+			push(token{kind: tOp, start: i, end: i + len(op), text: op})
 			i += len(op)
 		}
 	}
-	toks = append(toks, token{kind: tEOF, start: len(text), end: len(text)})
+	push(token{kind: tEOF, start: len(text), end: len(text)})
 	return toks, nil
 }
 

@@ -1,3 +1,10 @@
+// Package sql is clink's SQL front end: the statement splitter (Split,
+// Complete), the parser from text to the syntax tree of package sql/ast
+// (Parse, ParseExpr), and the meaning of its literal types and intervals
+// (TypeOf, ParseType, IntervalOf). The dialect is Flink's SQL with
+// PostgreSQL's expression grammar: standard quoting ('...' strings,
+// "..." or `...` names), PostgreSQL's operator precedence, Flink's DDL,
+// window table functions and statement sets.
 package sql
 
 import (
@@ -149,7 +156,18 @@ func (p *parser) prevEnd() int {
 // span is the span from lo to the end of the last token consumed.
 func (p *parser) span(lo int) ast.Span { return ast.Span{Lo: lo, Hi: p.prevEnd()} }
 
-func (t *token) is(kw string) bool    { return t.kind == tWord && t.up == kw }
+// is reports whether t is the keyword kw (upper-case; a word of
+// keywords.go, which TestGrammarWordsAreKeywords checks).
+func (t *token) is(kw string) bool { return t.kind == tWord && t.up == kw }
+
+// upper is a word upper-cased, keyword or not.
+func (t *token) upper() string {
+	if t.up != "" || t.kind != tWord {
+		return t.up
+	}
+	return strings.ToUpper(t.text)
+}
+
 func (t *token) isOp(op string) bool  { return t.kind == tOp && t.text == op }
 func (p *parser) at(kw string) bool   { return p.toks[p.pos].is(kw) }
 func (p *parser) atOp(op string) bool { return p.toks[p.pos].isOp(op) }
@@ -369,8 +387,8 @@ func describe(t *token) string {
 		return `"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
 	case tString:
 		v := t.text
-		if len(v) > 40 {
-			v = v[:37] + "..."
+		if r := []rune(v); len(r) > 40 {
+			v = string(r[:37]) + "..."
 		}
 		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
 	case tNumber:

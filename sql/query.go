@@ -414,8 +414,9 @@ func (p *parser) tablePrimary() ast.TableExpr {
 	switch {
 	case t.isOp("("):
 		if p.isQueryParen(p.pos) {
-			q := p.parenQuery()
-			return &ast.Derived{Span: p.span(lo), Query: q, Alias: p.tableAlias()}
+			d := &ast.Derived{Query: p.parenQuery(), Alias: p.tableAlias()}
+			d.Span = p.span(lo)
+			return d
 		}
 		p.enter()
 		defer p.leave()
@@ -431,8 +432,9 @@ func (p *parser) tablePrimary() ast.TableExpr {
 		p.pos++
 		switch n := p.peek(); {
 		case n.isOp("(") && p.isQueryParen(p.pos):
-			q := p.parenQuery()
-			return &ast.Derived{Span: p.span(lo), Lateral: true, Query: q, Alias: p.tableAlias()}
+			d := &ast.Derived{Lateral: true, Query: p.parenQuery(), Alias: p.tableAlias()}
+			d.Span = p.span(lo)
+			return d
 		case n.is("TABLE") && p.peekAt(1).isOp("("):
 			return p.tableFunc(lo, true)
 		case n.isName() && p.peekAt(1).isOp("("):
@@ -443,7 +445,9 @@ func (p *parser) tablePrimary() ast.TableExpr {
 		return p.tableFunc(lo, false)
 	case t.kind == tString:
 		p.pos++
-		return &ast.PathTable{Span: p.span(lo), Path: t.text, Alias: p.tableAlias()}
+		pt := &ast.PathTable{Path: t.text, Alias: p.tableAlias()}
+		pt.Span = p.span(lo)
+		return pt
 	case t.isName():
 		if p.peekAt(1).isOp("(") {
 			return p.tableFunc(lo, false)
@@ -477,7 +481,7 @@ func (p *parser) tableFunc(lo int, lateral bool) ast.TableExpr {
 		p.pos++ // (
 		tf.Wrapped = true
 		if !p.peek().isName() || !p.peekAt(1).isOp("(") {
-			p.errExpected("a function call in TABLE(...), such as TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)")
+			p.failExpected("a function call in TABLE(...), such as TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)")
 		}
 	}
 	tf.Name = p.ident("a function name")

@@ -168,7 +168,8 @@ func scriptStatements(t *testing.T, path string, vars *strings.Replacer) []stmtC
 	}
 	var out []stmtCase
 	for _, p := range Split(text) {
-		out = append(out, stmtCase{where: fmt.Sprintf("%s:%d", filepath.Base(path), p.Line), text: p.Text})
+		where := fmt.Sprintf("%s/%s:%d", filepath.Base(filepath.Dir(path)), filepath.Base(path), p.Line)
+		out = append(out, stmtCase{where: where, text: p.Text})
 	}
 	return out
 }
@@ -223,7 +224,10 @@ func checkCorpus(t *testing.T, cases []stmtCase, known map[string]string) int {
 // repoRoot is the repository root, from the sql package directory.
 const repoRoot = ".."
 
-func TestRoundTripRepoCorpus(t *testing.T) {
+// repoCorpus is every statement the repository holds: the bodies of
+// testdata/sql/*.slt, testdata/explain/*.sql and sql/testdata/**/*.sql.
+func repoCorpus(t *testing.T) []stmtCase {
+	t.Helper()
 	var cases []stmtCase
 	slts, _ := filepath.Glob(filepath.Join(repoRoot, "testdata", "sql", "*.slt"))
 	for _, f := range slts {
@@ -246,11 +250,16 @@ func TestRoundTripRepoCorpus(t *testing.T) {
 	if len(slts) == 0 || len(explains) == 0 || len(ours) == 0 {
 		t.Fatalf("corpus missing: %d slt, %d explain, %d sql/testdata files", len(slts), len(explains), len(ours))
 	}
+	return cases
+}
+
+func TestRoundTripRepoCorpus(t *testing.T) {
+	cases := repoCorpus(t)
 	known := map[string]string{
 		// Errors the slt files expect from the parser.
 		"40_errors.slt:21": "expected an expression after SELECT, found FROM",
 		// nexmark q14's user-defined function.
-		"q14.sql:1": "CREATE FUNCTION is not supported",
+		"nexmark/q14.sql:1": "CREATE FUNCTION is not supported",
 	}
 	n := checkCorpus(t, cases, known)
 	t.Logf("%d of %d statements parsed and round-tripped", n, len(cases))
@@ -268,7 +277,7 @@ func TestRoundTripNexmarkShared(t *testing.T) {
 	for _, f := range files {
 		cases = append(cases, scriptStatements(t, f, nexmarkVars)...)
 	}
-	n := checkCorpus(t, cases, map[string]string{"q14.sql:1": "CREATE FUNCTION is not supported"})
+	n := checkCorpus(t, cases, map[string]string{"nexmark-queries/q14.sql:1": "CREATE FUNCTION is not supported"})
 	t.Logf("%d of %d statements parsed and round-tripped", n, len(cases))
 }
 
@@ -289,14 +298,6 @@ func sltCorpusDirs() []string {
 var sltKnown = map[string]string{
 	"in1.test:313":                "binary string literals (x'...') are not supported",
 	"in1.test:324":                "binary string literals (x'...') are not supported",
-	"in2.test:81":                 "an IN list needs at least one value",
-	"in2.test:88":                 "an IN list needs at least one value",
-	"in2.test:95":                 "an IN list needs at least one value",
-	"in2.test:102":                "an IN list needs at least one value",
-	"in2.test:109":                "an IN list needs at least one value",
-	"in2.test:119":                "an IN list needs at least one value",
-	"in2.test:129":                "an IN list needs at least one value",
-	"in2.test:139":                "an IN list needs at least one value",
 	"slt_lang_createview.test:69": "DELETE is not supported",
 	"slt_lang_createview.test:80": "UPDATE is not supported",
 }

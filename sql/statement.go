@@ -94,7 +94,7 @@ func (p *parser) explain() ast.Statement {
 // the engine decides which it knows.
 func (p *parser) explainFormat() string {
 	t := p.peek()
-	v := t.up
+	v := t.upper()
 	if t.kind == tString {
 		v = strings.ToUpper(t.text)
 	}
@@ -132,7 +132,7 @@ func (p *parser) explainOptions(ex *ast.Explain) {
 			p.errExpected("an EXPLAIN option (ANALYZE, VERBOSE, FORMAT, DURATION, ...)")
 		}
 		p.pos++
-		key := kt.up
+		key := kt.upper()
 		p.acceptOp("=")
 		hasValue := !p.atOp(",") && !p.atOp(")")
 		switch key {
@@ -173,7 +173,7 @@ func (p *parser) explainOptions(ex *ast.Explain) {
 // boolValue reads TRUE|FALSE|ON|OFF|1|0 as an option's value.
 func (p *parser) boolValue(key string) bool {
 	t := p.peek()
-	v := t.up
+	v := t.upper()
 	if t.kind != tWord {
 		v = strings.ToUpper(t.text)
 	}
@@ -199,7 +199,7 @@ func (p *parser) optionValue(key string) string {
 		return t.text
 	case tWord:
 		p.pos++
-		return t.up
+		return t.upper()
 	}
 	p.errExpected("a value for " + key)
 	return ""

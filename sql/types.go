@@ -1,11 +1,14 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/sqlvalue"
 
 	"github.com/clink-sql/clink/sql/ast"
 )
@@ -25,9 +28,9 @@ func (p *parser) typeName(notNull bool) *ast.TypeName {
 		p.errExpected("a type name")
 	}
 	p.pos++
-	tn := &ast.TypeName{Name: t.up}
+	tn := &ast.TypeName{Name: t.upper()}
 	maxArgs := 0
-	switch t.up {
+	switch tn.Name {
 	case "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "STRING", "BYTES", "INTERVAL":
 	case "BOOL":
 		tn.Name = "BOOLEAN"
@@ -65,7 +68,7 @@ func (p *parser) typeName(notNull bool) *ast.TypeName {
 		tn.Value = p.typeName(true)
 		p.angleClose("MAP<...>")
 	default:
-		p.fail(t.start, "unsupported type "+t.up)
+		p.fail(t.start, "unsupported type "+tn.Name)
 	}
 	if p.atOp("(") && tn.Name != "ROW" {
 		if maxArgs == 0 {
@@ -207,7 +210,8 @@ func ParseType(text string) (arrow.DataType, error) {
 		return nil, err
 	}
 	dt, err := TypeOf(tn)
-	if e, ok := err.(*Error); ok {
+	var e *Error
+	if errors.As(err, &e) {
 		return nil, ErrorAt(text, e.Offset, e.Msg)
 	}
 	return dt, err
@@ -372,79 +376,7 @@ func quoteIdent(s string) string {
 // TIMESTAMP(3), ROW<`a` BIGINT, ...>, VARCHAR), the spelling DESCRIBE shows
 // and ParseType reads back. Types SQL has no name for (e.g. unsigned
 // integers from a Parquet file) render as Arrow names in upper case.
-func TypeString(t arrow.DataType) string {
-	switch t := t.(type) {
-	case nil:
-		return "NULL"
-	case *arrow.BooleanType:
-		return "BOOLEAN"
-	case *arrow.Int8Type:
-		return "TINYINT"
-	case *arrow.Int16Type:
-		return "SMALLINT"
-	case *arrow.Int32Type:
-		return "INT"
-	case *arrow.Int64Type:
-		return "BIGINT"
-	case *arrow.Float32Type:
-		return "FLOAT"
-	case *arrow.Float64Type:
-		return "DOUBLE"
-	case *arrow.Decimal128Type:
-		return fmt.Sprintf("DECIMAL(%d, %d)", t.Precision, t.Scale)
-	case *arrow.Decimal256Type:
-		return fmt.Sprintf("DECIMAL(%d, %d)", t.Precision, t.Scale)
-	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
-		return "VARCHAR"
-	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType, *arrow.FixedSizeBinaryType:
-		return "BYTES"
-	case *arrow.Date32Type, *arrow.Date64Type:
-		return "DATE"
-	case *arrow.TimestampType:
-		name := "TIMESTAMP"
-		if t.TimeZone != "" {
-			name = "TIMESTAMP_LTZ"
-		}
-		return fmt.Sprintf("%s(%d)", name, unitPrecision(t.Unit))
-	case *arrow.Time32Type:
-		return fmt.Sprintf("TIME(%d)", unitPrecision(t.Unit))
-	case *arrow.Time64Type:
-		return fmt.Sprintf("TIME(%d)", unitPrecision(t.Unit))
-	case *arrow.StructType:
-		var b strings.Builder
-		b.WriteString("ROW<")
-		for i, f := range t.Fields() {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(quoteIdent(f.Name))
-			b.WriteByte(' ')
-			b.WriteString(TypeString(f.Type))
-			if !f.Nullable {
-				b.WriteString(" NOT NULL")
-			}
-		}
-		b.WriteString(">")
-		return b.String()
-	case *arrow.MapType:
-		return "MAP<" + TypeString(t.KeyType()) + ", " + TypeString(t.ItemType()) + ">"
-	case *arrow.ListType:
-		s := "ARRAY<" + TypeString(t.Elem())
-		if !t.ElemField().Nullable {
-			s += " NOT NULL"
-		}
-		return s + ">"
-	case *arrow.LargeListType:
-		return "ARRAY<" + TypeString(t.Elem()) + ">"
-	case *arrow.FixedSizeListType:
-		return "ARRAY<" + TypeString(t.Elem()) + ">"
-	case *arrow.DictionaryType:
-		return TypeString(t.ValueType)
-	case *arrow.MonthDayNanoIntervalType, *arrow.DayTimeIntervalType, *arrow.MonthIntervalType:
-		return "INTERVAL"
-	}
-	return strings.ToUpper(t.String())
-}
+func TypeString(t arrow.DataType) string { return sqlvalue.TypeName(t) }
 
 func unitPrecision(u arrow.TimeUnit) int {
 	switch u {

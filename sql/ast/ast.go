@@ -633,7 +633,8 @@ type FrameBound struct {
 }
 
 // Frame is ROWS|RANGE|GROUPS BETWEEN Start AND End, or ROWS|RANGE Start
-// (End nil, meaning CURRENT ROW).
+// (End nil, meaning CURRENT ROW). It is no Node (its End field hides
+// Span's End method): Walk visits its bounds as the WindowSpec's children.
 type Frame struct {
 	Span
 	Unit       FrameUnit
@@ -653,7 +654,8 @@ type Frame struct {
 //
 // Name is the canonical upper-case name (INTEGER is INT, REAL is FLOAT,
 // DOUBLE PRECISION is DOUBLE, NUMERIC and DEC are DECIMAL, CHARACTER
-// VARYING is VARCHAR, BOOL is BOOLEAN). Package sql maps a TypeName to
+// VARYING is VARCHAR, CHARACTER is CHAR, TEXT is STRING, BYTEA is BYTES,
+// BOOL is BOOLEAN; T ARRAY is ARRAY<T>). Package sql maps a TypeName to
 // its Arrow type.
 type TypeName struct {
 	Span

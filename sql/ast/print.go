@@ -209,6 +209,71 @@ func (p *printer) expr(e Expr, min Prec) {
 	p.exprBare(e)
 }
 
+// leadingName is the name an expression's printed form starts with, and
+// whether a '(' follows it (a call): the first word of a column
+// reference or a call, down the left operands that print without
+// parentheses. nil when it starts with anything else.
+func leadingName(e Expr) (id *Ident, call bool) {
+	for {
+		var x Expr
+		var min Prec
+		switch n := e.(type) {
+		case *ColumnRef:
+			return &n.Parts[0], false
+		case *FuncCall:
+			return &n.Name, !n.NoParens
+		case *Binary:
+			x, min = n.L, operandPrec(n.Op, false)
+		case *IsNull:
+			x, min = n.X, PrecIs+1
+		case *IsBool:
+			x, min = n.X, PrecIs+1
+		case *Quantified:
+			x, min = n.X, PrecCmp+1
+		case *Between:
+			x, min = n.X, PrecIn+1
+		case *InList:
+			x, min = n.X, PrecIn+1
+		case *InSubquery:
+			x, min = n.X, PrecIn+1
+		case *Like:
+			x, min = n.X, PrecIn+1
+		case *Cast:
+			if n.Style != CastColons {
+				return nil, false
+			}
+			x, min = n.X, PrecCast
+		case *Subscript:
+			x, min = n.X, PrecSubscript
+		default:
+			return nil, false
+		}
+		if x == nil || Precedence(x) < min {
+			return nil, false
+		}
+		e = x
+	}
+}
+
+// exprGuarded prints e, in parentheses when its first word would read
+// as one of the keywords the grammar looks for where e stands (GROUP BY
+// ROLLUP(...), ROWS UNBOUNDED PRECEDING, DESCRIPTOR(...) among a table
+// function's arguments); calls only counts only a word that a '('
+// follows.
+func (p *printer) exprGuarded(e Expr, calls bool, words ...string) {
+	if id, call := leadingName(e); id != nil && !id.Quoted && (call || !calls) {
+		for _, w := range words {
+			if strings.EqualFold(id.Name, w) {
+				p.str("(")
+				p.exprBare(e)
+				p.str(")")
+				return
+			}
+		}
+	}
+	p.expr(e, PrecLowest)
+}
+
 func (p *printer) exprs(es []Expr) {
 	for i, e := range es {
 		if i > 0 {
@@ -390,7 +455,7 @@ func (p *printer) exprBare(e Expr) {
 	case *NamedArg:
 		p.ident(&e.Name)
 		p.str(" => ")
-		p.expr(e.Value, PrecLowest)
+		p.exprGuarded(e.Value, true, "DESCRIPTOR")
 	case *GroupingSets:
 		if len(e.Sets) == 1 && len(e.Sets[0]) == 0 {
 			p.str("()")
@@ -616,10 +681,10 @@ func (p *printer) frameBound(b *FrameBound) {
 	case CurrentRow:
 		p.str("CURRENT ROW")
 	case Preceding:
-		p.expr(b.Offset, PrecLowest)
+		p.exprGuarded(b.Offset, false, "UNBOUNDED", "BETWEEN")
 		p.str(" PRECEDING")
 	case Following:
-		p.expr(b.Offset, PrecLowest)
+		p.exprGuarded(b.Offset, false, "UNBOUNDED", "BETWEEN")
 		p.str(" FOLLOWING")
 	}
 }
@@ -803,9 +868,13 @@ func (p *printer) selectBlock(s *Select) {
 		p.str(" WHERE ")
 		p.expr(s.Where, PrecLowest)
 	}
-	if len(s.GroupBy) > 0 {
-		p.str(" GROUP BY ")
-		p.exprs(s.GroupBy)
+	for i, g := range s.GroupBy {
+		if i == 0 {
+			p.str(" GROUP BY ")
+		} else {
+			p.str(", ")
+		}
+		p.exprGuarded(g, true, "ROLLUP", "CUBE")
 	}
 	if s.Having != nil {
 		p.str(" HAVING ")
@@ -884,7 +953,12 @@ func (p *printer) table(t TableExpr) {
 		}
 		p.ident(&t.Name)
 		p.str("(")
-		p.exprs(t.Args)
+		for i, a := range t.Args {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.exprGuarded(a, true, "DESCRIPTOR")
+		}
 		p.str(")")
 		if t.Wrapped {
 			p.str(")")

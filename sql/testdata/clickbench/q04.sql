@@ -1,0 +1,2 @@
+-- ClickBench Q4 (PostgreSQL's text), a parser fixture.
+SELECT COUNT(DISTINCT UserID) FROM hits;

@@ -1,0 +1,2 @@
+-- ClickBench Q6 (PostgreSQL's text), a parser fixture.
+SELECT MIN(EventDate), MAX(EventDate) FROM hits;

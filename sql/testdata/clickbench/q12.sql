@@ -1,0 +1,2 @@
+-- ClickBench Q12 (PostgreSQL's text), a parser fixture.
+SELECT SearchPhrase, COUNT(*) AS c FROM hits WHERE SearchPhrase <> '' GROUP BY SearchPhrase ORDER BY c DESC LIMIT 10;
