@@ -89,12 +89,12 @@ func TestComplete(t *testing.T) {
 		start  int
 	}{
 		{"SELECT * FROM b", nil, "bid", 14},
-		{"SELECT pr", nil, "precision,price,primary", 7}, // all tables' columns (none named); keywords in the prefix's case
-		{"SELECT na FROM person", pos(9), "name", 7},
-		{"SELECT na FROM bid", pos(9), "", 7}, // only the named table's columns
+		{"SELECT pr", nil, "preceding,precision,price,primary", 7}, // all tables' columns (none named); keywords in the prefix's case
+		{"SELECT na FROM person", pos(9), "name,nanosecond,natural", 7},
+		{"SELECT na FROM bid", pos(9), "nanosecond,natural", 7}, // only the named table's columns, and keywords
 		{"SELECT bid.p", nil, "bid.price", 7},
 		{"SELECT 'ü' FROM pe", nil, "person", 16}, // code points, not bytes
-		{"SELECT PR", pos(99), "PRECISION,PRIMARY,price", 7},
+		{"SELECT PR", pos(99), "PRECEDING,PRECISION,PRIMARY,price", 7},
 		{"SELECT upp", nil, "upper", 7},
 		// From the function registry: built-ins and count_char, a UDF.
 		{"SELECT count_c", nil, "count_char", 7},
