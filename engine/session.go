@@ -61,8 +61,17 @@ func NewSession(opts SessionOptions) *Session {
 	return s
 }
 
-// Close releases the session.
-func (s *Session) Close() error { return nil }
+// Close releases the session: its session tables' memory.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.cat.Entries() {
+		if c, ok := e.Table.(interface{ Close() error }); ok && e.Session {
+			_ = c.Close()
+		}
+	}
+	return nil
+}
 
 // Catalog exposes the session's catalog (for completion and tests).
 func (s *Session) Catalog() *plan.Catalog { return s.cat }
