@@ -44,6 +44,8 @@ var Rules = []Rule{
 		func(n Node, _ *RuleOptions) (Node, error) { return extractJoinKeys(n) }},
 	{"prune-columns", "last rewrite: every operator, scan included, carries only the columns something above reads, so the filters placed above are already counted",
 		func(n Node, _ *RuleOptions) (Node, error) { return pruneColumns(n) }},
+	{"decompose-aggregates", "before the two-phase rule, at parallelism above one: AVG of numbers becomes SUM / COUNT and a query whose aggregates are all DISTINCT over one column aggregates the distinct pairs, so both split in two phases",
+		decomposeAggregates},
 	{"two-phase-aggregation", "after pruning, over the final aggregate inputs: aggregates whose partials merge run per subtask first, then merged after the exchange",
 		twoPhaseAggregates},
 	{"choose-broadcast-joins", "after join order and keys are final: a join whose build side is a small enough scan sends it to every probe subtask instead of shuffling both",
