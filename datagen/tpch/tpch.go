@@ -146,12 +146,14 @@ func RowCount(table string, sf float64) int64 {
 }
 
 // Rows per file: a file is one task of the worker pool, ~1M rows, one row
-// group. A unit is a row, except for lineitem (an order and its 1-7
-// lines) and partsupp (a part and its 4 suppliers).
+// group (a little under datagen.RowGroupRows, so that lineitem's random
+// count does not spill a sliver into a second group). A unit is a row,
+// except for lineitem (an order and its 1-7 lines, 4 on average) and
+// partsupp (a part and its 4 suppliers).
 const (
-	rowsPerFile          = datagen.RowGroupRows
-	ordersPerLineFile    = datagen.RowGroupRows / 4
-	partsPerPartSuppFile = datagen.RowGroupRows / 4
+	rowsPerFile          = 1_000_000
+	ordersPerLineFile    = rowsPerFile / 4
+	partsPerPartSuppFile = rowsPerFile / 4
 )
 
 // generator is one generation's shared, read-only state.
