@@ -109,16 +109,26 @@ func cacheDir(name string) string {
 	return filepath.Join(base, "clink-bench", name)
 }
 
-func prepareTPCH(ctx context.Context, c analyticConfig, log io.Writer) (*suite, error) {
+// dataDir is -data, or the suite's directory in the user cache, made
+// absolute and checked to need no quoting in SQL.
+func dataDir(c analyticConfig, cached string) (string, error) {
 	dir := c.data
 	if dir == "" {
-		dir = cacheDir("tpch-sf" + strconv.FormatFloat(c.sf, 'g', -1, 64))
+		dir = cacheDir(cached)
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := checkPath(dir); err != nil {
+	if strings.ContainsAny(dir, `'\`) {
+		return "", fmt.Errorf("data path %q contains a quote or backslash; use -data with a plain path", dir)
+	}
+	return dir, nil
+}
+
+func prepareTPCH(ctx context.Context, c analyticConfig, log io.Writer) (*suite, error) {
+	dir, err := dataDir(c, "tpch-sf"+strconv.FormatFloat(c.sf, 'g', -1, 64))
+	if err != nil {
 		return nil, err
 	}
 	m, err := tpch.ReadManifest(dir)
@@ -141,15 +151,8 @@ func prepareTPCH(ctx context.Context, c analyticConfig, log io.Writer) (*suite, 
 }
 
 func prepareClickBench(ctx context.Context, c analyticConfig, log io.Writer) (*suite, error) {
-	dir := c.data
-	if dir == "" {
-		dir = cacheDir(fmt.Sprintf("clickbench-%d", c.rows))
-	}
-	dir, err := filepath.Abs(dir)
+	dir, err := dataDir(c, fmt.Sprintf("clickbench-%d", c.rows))
 	if err != nil {
-		return nil, err
-	}
-	if err := checkPath(dir); err != nil {
 		return nil, err
 	}
 	m, err := clickbench.ReadManifest(dir)
@@ -169,14 +172,6 @@ func prepareClickBench(ctx context.Context, c analyticConfig, log io.Writer) (*s
 		clinkSetup: []string{fmt.Sprintf("CREATE TABLE hits WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'parquet')", path)},
 		duckSetup:  []string{fmt.Sprintf("CREATE OR REPLACE VIEW hits AS SELECT * FROM read_parquet('%s/*.parquet')", path)},
 	}, nil
-}
-
-// checkPath refuses a data path that would need quoting in SQL.
-func checkPath(p string) error {
-	if strings.ContainsAny(p, `'\`) {
-		return fmt.Errorf("data path %q contains a quote or backslash; use -data with a plain path", p)
-	}
-	return nil
 }
 
 // readQueries reads dir's qNN.sql files, in name order, keeping those

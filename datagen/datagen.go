@@ -10,6 +10,7 @@ package datagen
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -234,4 +235,50 @@ func WriteUnits(ctx context.Context, path string, schema *arrow.Schema, o FileOp
 		return 0, err
 	}
 	return f.Rows(), nil
+}
+
+// ManifestName is the file a finished generation writes last into its
+// directory: a directory with a manifest holds every file it names, so a
+// cache can trust it.
+const ManifestName = "manifest.json"
+
+// StartDir makes dir and removes the manifest an earlier generation left:
+// it no longer describes the directory once this one starts writing.
+func StartDir(dir string) error {
+	if dir == "" {
+		return errors.New("no output directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(dir, ManifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// WriteManifest writes m as dir's manifest (under a temporary name first).
+func WriteManifest(dir string, m any) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+ManifestName+".inprogress")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, ManifestName))
+}
+
+// ReadManifest reads dir's manifest into m (an error when there is none).
+func ReadManifest(dir string, m any) error {
+	path := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, m); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

@@ -16,10 +16,7 @@ package clickbench
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -56,20 +53,10 @@ type Manifest struct {
 	Took  string   `json:"took"`
 }
 
-// ManifestName is the manifest's file name inside Options.Dir.
-const ManifestName = "manifest.json"
-
 // ReadManifest reads dir's manifest (an error when there is none).
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
-	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return m, err
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return m, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
-	}
-	return m, nil
+	return m, datagen.ReadManifest(dir, &m)
 }
 
 // defaultRowsPerFile keeps each file one row group of ~1M rows.
@@ -81,14 +68,8 @@ func Generate(ctx context.Context, o Options) (Manifest, error) {
 	if o.Rows <= 0 {
 		return Manifest{}, fmt.Errorf("clickbench: %d rows: want a positive count", o.Rows)
 	}
-	if o.Dir == "" {
-		return Manifest{}, errors.New("clickbench: no output directory")
-	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return Manifest{}, err
-	}
-	if err := os.Remove(filepath.Join(o.Dir, ManifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return Manifest{}, err
+	if err := datagen.StartDir(o.Dir); err != nil {
+		return Manifest{}, fmt.Errorf("clickbench: %w", err)
 	}
 	g := newGenerator(o.Seed, o.Rows)
 	rowsPerFile := o.RowsPerFile
@@ -125,15 +106,7 @@ func Generate(ctx context.Context, o Options) (Manifest, error) {
 	}
 	sort.Strings(m.Files)
 	m.Took = time.Since(start).Round(time.Millisecond).String()
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return Manifest{}, err
-	}
-	tmp := filepath.Join(o.Dir, "."+ManifestName+".inprogress")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return Manifest{}, err
-	}
-	return m, os.Rename(tmp, filepath.Join(o.Dir, ManifestName))
+	return m, datagen.WriteManifest(o.Dir, m)
 }
 
 // fileOptions: the nearly unique columns skip the dictionary (the writer

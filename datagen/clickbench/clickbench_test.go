@@ -2,8 +2,6 @@ package clickbench
 
 import (
 	"context"
-	"crypto/sha256"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,22 +262,11 @@ func TestDeterministic(t *testing.T) {
 
 func hashFiles(t *testing.T, dir string) [32]byte {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "hits", "*.parquet"))
-	if len(paths) != 3 {
-		t.Fatalf("%d files, want 3", len(paths))
+	h, n, err := pqread.HashFiles(filepath.Join(dir, "hits", "*.parquet"))
+	if err != nil || n != 3 {
+		t.Fatalf("%d files, want 3 (%v)", n, err)
 	}
-	h := sha256.New()
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(h, f)
-		f.Close()
-	}
-	var out [32]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	return h
 }
 
 func TestBadOptions(t *testing.T) {

@@ -197,21 +197,30 @@ func appendBBB(b []byte, comment string, r *datagen.Rand, kind byte) []byte {
 	return b
 }
 
+// party appends the six columns suppliers and customers share (clause
+// 4.2.3 gives them the same rules): key, "<tag>" and the key in 9 digits,
+// a v-string address, a random nation, its phone, a balance in
+// [-999.99, 9999.99].
+func (c cols) party(r *datagen.Rand, key int64, tag string, buf []byte) []byte {
+	c.i64(0).Append(key)
+	buf = appendPadded(append(buf[:0], tag...), key, 9)
+	c.str(1).BinaryBuilder.Append(buf)
+	c.str(2).BinaryBuilder.Append(appendVString(buf[:0], r, 10, 40))
+	n := r.Intn(int64(len(nations)))
+	c.i32(3).Append(int32(n))
+	c.str(4).BinaryBuilder.Append(appendPhone(buf[:0], r, n))
+	c.dec(5).Append(money(r.Range(-99999, 999999)))
+	return buf
+}
+
 func (g *generator) fillSupplier() datagen.Fill {
 	return func(b *array.RecordBuilder, from, to int64) error {
 		c := cols{b}
-		key, name, addr, nation, phone, bal, comment := c.i64(0), c.str(1), c.str(2), c.i32(3), c.str(4), c.dec(5), c.str(6)
+		comment := c.str(6)
 		var buf []byte
 		for sk := from; sk < to; sk++ {
 			r := datagen.NewRand(g.seed, streamSupplier, uint64(sk))
-			key.Append(sk)
-			buf = appendPadded(append(buf[:0], "Supplier#"...), sk, 9)
-			name.BinaryBuilder.Append(buf)
-			addr.BinaryBuilder.Append(appendVString(buf[:0], &r, 10, 40))
-			n := r.Intn(int64(len(nations)))
-			nation.Append(int32(n))
-			phone.BinaryBuilder.Append(appendPhone(buf[:0], &r, n))
-			bal.Append(money(r.Range(-99999, 999999)))
+			buf = c.party(&r, sk, "Supplier#", buf)
 			text := g.text.comment(&r, 25, 100)
 			if kind := g.complaint(sk); kind != 0 {
 				comment.BinaryBuilder.Append(appendBBB(buf[:0], text, &r, kind))
@@ -226,18 +235,11 @@ func (g *generator) fillSupplier() datagen.Fill {
 func (g *generator) fillCustomer() datagen.Fill {
 	return func(b *array.RecordBuilder, from, to int64) error {
 		c := cols{b}
-		key, name, addr, nation, phone, bal, seg, comment := c.i64(0), c.str(1), c.str(2), c.i32(3), c.str(4), c.dec(5), c.str(6), c.str(7)
+		seg, comment := c.str(6), c.str(7)
 		var buf []byte
 		for ck := from; ck < to; ck++ {
 			r := datagen.NewRand(g.seed, streamCustomer, uint64(ck))
-			key.Append(ck)
-			buf = appendPadded(append(buf[:0], "Customer#"...), ck, 9)
-			name.BinaryBuilder.Append(buf)
-			addr.BinaryBuilder.Append(appendVString(buf[:0], &r, 10, 40))
-			n := r.Intn(int64(len(nations)))
-			nation.Append(int32(n))
-			phone.BinaryBuilder.Append(appendPhone(buf[:0], &r, n))
-			bal.Append(money(r.Range(-99999, 999999)))
+			buf = c.party(&r, ck, "Customer#", buf)
 			seg.AppendString(segments[r.Intn(int64(len(segments)))])
 			comment.AppendString(g.text.comment(&r, 29, 116))
 		}

@@ -13,11 +13,8 @@ package tpch
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -62,8 +59,9 @@ func Tables() []string {
 	return []string{Part, Supplier, PartSupp, Customer, Orders, Lineitem, Nation, Region}
 }
 
-// Manifest describes a finished generation; it is written last, so a
-// directory with a manifest holds every file it names.
+// Manifest describes a finished generation (datagen.ManifestName in the
+// directory); it is written last, so a directory with a manifest holds
+// every file it names.
 type Manifest struct {
 	SF    float64             `json:"sf"`
 	Seed  uint64              `json:"seed"`
@@ -72,20 +70,10 @@ type Manifest struct {
 	Took  string              `json:"took"`
 }
 
-// ManifestName is the manifest's file name inside Options.Dir.
-const ManifestName = "manifest.json"
-
 // ReadManifest reads dir's manifest (an error when there is none).
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
-	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return m, err
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return m, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
-	}
-	return m, nil
+	return m, datagen.ReadManifest(dir, &m)
 }
 
 // scale holds the table cardinalities of one scale factor.
@@ -170,16 +158,8 @@ func Generate(ctx context.Context, o Options) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, err
 	}
-	if o.Dir == "" {
-		return Manifest{}, errors.New("tpch: no output directory")
-	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return Manifest{}, err
-	}
-	// A manifest left by an earlier generation no longer describes the
-	// directory once this one starts writing.
-	if err := os.Remove(filepath.Join(o.Dir, ManifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return Manifest{}, err
+	if err := datagen.StartDir(o.Dir); err != nil {
+		return Manifest{}, fmt.Errorf("tpch: %w", err)
 	}
 	g := &generator{s: s, seed: o.Seed, text: newTextPool(o.Seed)}
 	m := Manifest{SF: o.SF, Seed: o.Seed, Rows: map[string]int64{}, Files: map[string][]string{}}
@@ -228,15 +208,7 @@ func Generate(ctx context.Context, o Options) (Manifest, error) {
 		sort.Strings(fs)
 	}
 	m.Took = time.Since(start).Round(time.Millisecond).String()
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return Manifest{}, err
-	}
-	tmp := filepath.Join(o.Dir, "."+ManifestName+".inprogress")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return Manifest{}, err
-	}
-	return m, os.Rename(tmp, filepath.Join(o.Dir, ManifestName))
+	return m, datagen.WriteManifest(o.Dir, m)
 }
 
 // fileOptions: text columns that are nearly unique per row are written

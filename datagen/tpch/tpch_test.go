@@ -2,8 +2,6 @@ package tpch
 
 import (
 	"context"
-	"crypto/sha256"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -551,22 +549,11 @@ func TestDeterministic(t *testing.T) {
 
 func hashDir(t *testing.T, dir, table string) [32]byte {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, table, "*.parquet"))
-	if len(paths) == 0 {
-		t.Fatalf("%s: no files", table)
+	h, n, err := pqread.HashFiles(filepath.Join(dir, table, "*.parquet"))
+	if err != nil || n == 0 {
+		t.Fatalf("%s: %d files, %v", table, n, err)
 	}
-	h := sha256.New()
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(h, f)
-		f.Close()
-	}
-	var out [32]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	return h
 }
 
 func TestGenerateCancelled(t *testing.T) {

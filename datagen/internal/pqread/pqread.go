@@ -5,7 +5,10 @@ package pqread
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -128,3 +131,28 @@ type counter struct{ rows int64 }
 
 func (c *counter) Emit(_ context.Context, b *exec.Batch) error { c.rows += int64(b.Len()); return nil }
 func (c *counter) EmitWatermark(context.Context, int64) error  { return nil }
+
+// HashFiles is the SHA-256 of the files matching glob, concatenated in
+// name order, and how many there were: two generations wrote the same
+// bytes when their hashes are equal.
+func HashFiles(glob string) ([32]byte, int, error) {
+	var out [32]byte
+	paths, err := filepath.Glob(glob)
+	if err != nil {
+		return out, 0, err
+	}
+	h := sha256.New()
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return out, 0, err
+		}
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return out, 0, err
+		}
+	}
+	copy(out[:], h.Sum(nil))
+	return out, len(paths), nil
+}
