@@ -28,8 +28,6 @@ type Table struct {
 	Schema *arrow.Schema
 	Cols   map[string]arrow.Array
 	Rows   int
-	// RowGroups is the number of row groups of each file, in file order.
-	RowGroups []int
 }
 
 // Release frees the columns.
@@ -58,11 +56,10 @@ func ReadAll(ctx context.Context, glob string) (*Table, error) {
 	}()
 	t := &Table{Cols: map[string]arrow.Array{}}
 	for _, p := range paths {
-		tbl, groups, err := readFile(ctx, p)
+		tbl, err := readFile(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		t.RowGroups = append(t.RowGroups, groups)
 		if t.Schema == nil {
 			t.Schema = tbl.Schema()
 		} else if !t.Schema.Equal(tbl.Schema()) {
@@ -89,25 +86,48 @@ func ReadAll(ctx context.Context, glob string) (*Table, error) {
 	return t, nil
 }
 
-func readFile(ctx context.Context, path string) (arrow.Table, int, error) {
+func readFile(ctx context.Context, path string) (arrow.Table, error) {
 	pf, err := file.OpenParquetFile(path, false)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer pf.Close()
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	tbl, err := fr.ReadTable(ctx)
-	return tbl, pf.NumRowGroups(), err
+	return fr.ReadTable(ctx)
+}
+
+// RowGroups lists the row counts of the row groups of every file matching
+// glob (in name order), from the footers alone.
+func RowGroups(glob string) ([][]int64, error) {
+	paths, err := filepath.Glob(glob)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]int64
+	for _, p := range paths {
+		pf, err := file.OpenParquetFile(p, false)
+		if err != nil {
+			return nil, err
+		}
+		var groups []int64
+		for i := 0; i < pf.NumRowGroups(); i++ {
+			groups = append(groups, pf.MetaData().RowGroup(i).NumRows())
+		}
+		pf.Close()
+		out = append(out, groups)
+	}
+	return out, nil
 }
 
 // ClinkScan reads path (a file, directory or glob) through clink's
 // filesystem connector, as CREATE TABLE ... WITH ('connector' =
 // 'filesystem', 'format' = 'parquet') would, and returns the table's
-// schema and its row count.
-func ClinkScan(ctx context.Context, path string) (*arrow.Schema, int64, error) {
+// schema and its row count. It reads the columns cols (all when none are
+// given).
+func ClinkScan(ctx context.Context, path string, cols ...int) (*arrow.Schema, int64, error) {
 	f, ok := connectors.Lookup("filesystem")
 	if !ok {
 		return nil, 0, fmt.Errorf("the filesystem connector is not registered")
@@ -116,7 +136,7 @@ func ClinkScan(ctx context.Context, path string) (*arrow.Schema, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	src, err := tbl.Open(connectors.ScanSpec{})
+	src, err := tbl.Open(connectors.ScanSpec{Columns: cols})
 	if err != nil {
 		return nil, 0, err
 	}
