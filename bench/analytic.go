@@ -187,7 +187,8 @@ func readQueries(dir, list string) ([]suiteQuery, error) {
 	sort.Strings(paths)
 	want := map[string]bool{}
 	list = strings.TrimSpace(list)
-	if list != "" && list != "all" {
+	all := list == "" || list == "all"
+	if !all {
 		for _, n := range strings.Split(list, ",") {
 			want[strings.TrimSpace(n)] = true
 		}
@@ -195,7 +196,7 @@ func readQueries(dir, list string) ([]suiteQuery, error) {
 	var out []suiteQuery
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".sql")
-		if len(want) > 0 && !want[name] {
+		if !all && !want[name] {
 			continue
 		}
 		delete(want, name)

@@ -149,6 +149,10 @@ func TestQueryFiles(t *testing.T) {
 	if _, err := readQueries(filepath.Join(dir, "tpch", "queries"), "q01,q99"); err == nil || !strings.Contains(err.Error(), "q99") {
 		t.Errorf("an unknown query was accepted: %v", err)
 	}
+	some, err := readQueries(filepath.Join(dir, "tpch", "queries"), "q15, q06")
+	if err != nil || len(some) != 2 || some[0].name != "q06" || some[1].name != "q15" {
+		t.Errorf("-queries q15, q06 selected %d queries (%v)", len(some), err)
+	}
 }
 
 // TestDuckDBReadsGeneratedData: DuckDB reads both generators' files, with

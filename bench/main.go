@@ -47,8 +47,8 @@ func main() {
 	var c config
 	flag.IntVar(&c.bids, "events", 2_000_000, "bid rows to generate (the auctions are those of the same nexmark event range)")
 	flag.IntVar(&c.threads, "threads", 1, "threads for both engines: clink SET 'parallelism', DuckDB SET threads")
-	flag.StringVar(&c.data, "data", "", "directory for the generated files, reused when present (default: <user cache dir>/clink-bench/bids-<events>)")
-	flag.StringVar(&c.queries, "queries", "all", "comma-separated queries to run: "+strings.Join(queryNames(), ", "))
+	flag.StringVar(&c.data, "data", "", "directory for the generated files, reused when present (default: <user cache dir>/clink-bench/bids-<events>, tpch-sf<F> or clickbench-<N>)")
+	flag.StringVar(&c.queries, "queries", "all", "comma-separated queries to run: "+strings.Join(queryNames(), ", ")+" (nexmark), or q01,q06,... (tpch, clickbench)")
 	flag.IntVar(&c.repeat, "repeat", 3, "timed runs per query and engine; the best is reported")
 	flag.StringVar(&c.out, "out", "", "also write the markdown report to this file")
 	flag.StringVar(&c.suite, "suite", "nexmark", "the benchmark: nexmark (bids), tpch (the 22 TPC-H queries) or clickbench (the 43 ClickBench queries)")
