@@ -66,12 +66,17 @@ func lessRow(a, b []string) bool {
 	return len(a) < len(b)
 }
 
+// sameCell compares two rendered cells. Integers must match exactly (a
+// float tolerance would hide an off-by-one in a large sum); other numbers
+// agree within a relative 1e-9 (floating-point sums in another order), or
+// -- when both are written with a fractional part -- within half a unit of
+// the last place of the less precise one: a DECIMAL rounded to its scale
+// (AVG as DECIMAL(.., 6) on one side, as DOUBLE on the other) is the same
+// answer. Anything else compares as text.
 func sameCell(a, b string) bool {
 	if a == b {
 		return true
 	}
-	// Integers (a COUNT, a SUM of BIGINT) must match exactly: a float
-	// tolerance would hide an off-by-one in a large sum.
 	if ia, ok := new(big.Int).SetString(a, 10); ok {
 		if ib, ok := new(big.Int).SetString(b, 10); ok {
 			return ia.Cmp(ib) == 0
@@ -87,5 +92,25 @@ func sameCell(a, b string) bool {
 	}
 	diff := math.Abs(fa - fb)
 	scale := math.Max(math.Abs(fa), math.Abs(fb))
-	return diff <= 1e-9*scale
+	if diff <= 1e-9*scale || diff <= 1e-12 {
+		return true
+	}
+	da, db := fractionDigits(a), fractionDigits(b)
+	if da > 0 && db > 0 {
+		return diff <= 0.5*math.Pow10(-min(da, db))*(1+1e-9)
+	}
+	return false
+}
+
+// fractionDigits is the number of digits after the decimal point of a
+// plainly written number (0 for an integer or exponent notation).
+func fractionDigits(s string) int {
+	if strings.ContainsAny(s, "eE") {
+		return 0
+	}
+	i := strings.IndexByte(s, '.')
+	if i < 0 {
+		return 0
+	}
+	return len(s) - i - 1
 }

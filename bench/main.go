@@ -1,7 +1,10 @@
-// Command bench runs the nexmark-shaped side-by-side benchmark of clink and
-// DuckDB: it generates bids (Parquet and NDJSON) and auctions (Parquet)
-// once, then runs each query on both engines in this process, on the same
-// files, checks that they agree, and prints a markdown table. See README.md.
+// Command bench runs side-by-side benchmarks of clink and DuckDB: by
+// default the nexmark-shaped one (it generates bids, Parquet and NDJSON,
+// and auctions once, then runs each query on both engines in this process,
+// on the same files, checks that they agree, and prints a markdown table);
+// with -suite tpch or -suite clickbench the 22 TPC-H or the 43 ClickBench
+// queries in their standard text over generated Parquet data. See
+// README.md.
 //
 // It is a module of its own because DuckDB comes in through cgo
 // (duckdb-go): the engine's module must not depend on it.
@@ -29,6 +32,12 @@ type config struct {
 	queries string
 	repeat  int
 	out     string
+	// The analytic suites (-suite tpch|clickbench).
+	suite      string
+	sf         float64
+	rows       int64
+	timeout    time.Duration
+	queriesDir string
 }
 
 func main() {
@@ -38,15 +47,26 @@ func main() {
 	var c config
 	flag.IntVar(&c.bids, "events", 2_000_000, "bid rows to generate (the auctions are those of the same nexmark event range)")
 	flag.IntVar(&c.threads, "threads", 1, "threads for both engines: clink SET 'parallelism', DuckDB SET threads")
-	flag.StringVar(&c.data, "data", "", "directory for the generated files, reused when present (default: <user cache dir>/clink-bench/bids-<events>)")
-	flag.StringVar(&c.queries, "queries", "all", "comma-separated queries to run: "+strings.Join(queryNames(), ", "))
+	flag.StringVar(&c.data, "data", "", "directory for the generated files, reused when present (default: <user cache dir>/clink-bench/bids-<events>, tpch-sf<F> or clickbench-<N>)")
+	flag.StringVar(&c.queries, "queries", "all", "comma-separated queries to run: "+strings.Join(queryNames(), ", ")+" (nexmark), or q01,q06,... (tpch, clickbench)")
 	flag.IntVar(&c.repeat, "repeat", 3, "timed runs per query and engine; the best is reported")
 	flag.StringVar(&c.out, "out", "", "also write the markdown report to this file")
+	flag.StringVar(&c.suite, "suite", "nexmark", "the benchmark: nexmark (bids), tpch (the 22 TPC-H queries) or clickbench (the 43 ClickBench queries)")
+	flag.Float64Var(&c.sf, "sf", 1, "tpch: the scale factor")
+	flag.Int64Var(&c.rows, "rows", 10_000_000, "clickbench: the rows of the hits table")
+	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "tpch, clickbench: the longest one run of a query may take on one engine")
+	flag.StringVar(&c.queriesDir, "querydir", "", "tpch, clickbench: the testdata directory holding tpch/queries and clickbench/queries (default: found above the working directory)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	failed, err := run(ctx, c, os.Stdout, os.Stderr)
+	var failed bool
+	var err error
+	if c.suite == "nexmark" {
+		failed, err = run(ctx, c, os.Stdout, os.Stderr)
+	} else {
+		failed, err = runAnalytic(ctx, c.analytic(), c.out, os.Stdout, os.Stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
@@ -54,6 +74,14 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
+}
+
+// analytic is the part of c the TPC-H and ClickBench suites use. -data
+// names their data directory (default: the user cache directory), and
+// -queries selects query files by name (q01,q06).
+func (c config) analytic() analyticConfig {
+	return analyticConfig{suite: c.suite, sf: c.sf, rows: c.rows, threads: c.threads, repeat: c.repeat,
+		timeout: c.timeout, data: c.data, queries: c.queries, queriesDir: c.queriesDir}
 }
 
 // outcome is one query's measurements.

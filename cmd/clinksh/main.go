@@ -6,6 +6,8 @@
 //	echo "SELECT 1;" | clinksh       the same from stdin when it is not a terminal
 //	clinksh --format csv -c "..."    table (default), csv, tsv, json, ndjson
 //	clinksh sqllogictest FILE...     run sqllogictest files; ends with "N passed, N failed, N skipped"
+//	clinksh datagen tpch --sf 1 --out DIR          TPC-H tables as Parquet
+//	clinksh datagen clickbench --rows N --out DIR  ClickBench's hits as Parquet
 package main
 
 import (
@@ -95,6 +97,9 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	}
 	if len(args) > 0 && args[0] == "sqllogictest" {
 		return runSQLLogicTest(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "datagen" {
+		return runDatagen(args[1:], stdout, stderr)
 	}
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
