@@ -152,35 +152,38 @@ func leafOf(leaves []*joinLeaf, c int) int {
 	return -1
 }
 
-// connected reports whether a condition reads leaf i and only leaves
-// among have and i.
+// connected reports whether an equality joins leaf i to the leaves of
+// have: one side reading only leaf i, the other only leaves of have. Other
+// conditions (an OR of both sides, an inequality) do not connect: joining
+// by them is a filtered cross product.
 func connected(conds []Expr, leaves []*joinLeaf, have []int, i int) bool {
-	for _, c := range conds {
-		reads, others := false, false
-		for _, col := range Columns(c) {
-			l := leafOf(leaves, col)
-			if l == i {
-				reads = true
-			} else if !slices.Contains(have, l) {
-				others = true
+	onlyIn := func(e Expr, set func(int) bool) bool {
+		cols := Columns(e)
+		if len(cols) == 0 {
+			return false
+		}
+		for _, col := range cols {
+			if !set(leafOf(leaves, col)) {
+				return false
 			}
 		}
-		if reads && !others && len(Columns(c)) > 0 && !allOn(c, leaves, i) {
+		return true
+	}
+	isI := func(l int) bool { return l == i }
+	inHave := func(l int) bool { return slices.Contains(have, l) }
+	for _, c := range conds {
+		call, ok := c.(*Call)
+		if !ok || (call.Op != "=" && call.Op != "IS NOT DISTINCT FROM") {
+			continue
+		}
+		a, b := call.Args[0], call.Args[1]
+		if (onlyIn(a, isI) && onlyIn(b, inHave)) || (onlyIn(b, isI) && onlyIn(a, inHave)) {
 			return true
 		}
 	}
 	return false
 }
 
-// allOn reports whether every column c reads belongs to leaf i.
-func allOn(c Expr, leaves []*joinLeaf, i int) bool {
-	for _, col := range Columns(c) {
-		if leafOf(leaves, col) != i {
-			return false
-		}
-	}
-	return true
-}
 
 // build makes the left-deep join of the leaves in order, each condition on
 // the first join that has all it reads, and a projection back to the
