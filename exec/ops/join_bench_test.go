@@ -56,37 +56,25 @@ func benchJoinPer(b *testing.B, probe, build []*exec.Batch, units int, unit stri
 	b.ReportMetric(float64(probeCPU.Nanoseconds())/float64(b.N*units), "cpu-ns/"+unit)
 }
 
+// benchHashJoin probes 1M rows with keys over probeCard values against
+// 10k build rows with unique keys, joining on column key.
+func benchHashJoin(b *testing.B, typ JoinType, key, probeCard int) {
+	mem := memory.NewGoAllocator()
+	const n, nb = 1 << 20, 10000
+	probe := benchBatches(b, mem, n, probeCard)
+	defer release(probe)
+	build := benchBatches(b, mem, nb, nb)
+	defer release(build)
+	benchJoin(b, probe, build, n, func() exec.Operator { return NewHashJoin(typ, []int{key}, []int{key}, joinedSample, mem) })
+}
+
 // BenchmarkHashJoinInner is BenchmarkHashJoin measured by benchJoin
 // (probe time and CPU time apart from the build).
-func BenchmarkHashJoinInner(b *testing.B) {
-	mem := memory.NewGoAllocator()
-	const n, nb = 1 << 20, 10000
-	probe := benchBatches(b, mem, n, nb)
-	defer release(probe)
-	build := benchBatches(b, mem, nb, nb)
-	defer release(build)
-	benchJoin(b, probe, build, n, func() exec.Operator { return NewHashJoin(Inner, []int{0}, []int{0}, joinedSample, mem) })
-}
+func BenchmarkHashJoinInner(b *testing.B) { benchHashJoin(b, Inner, 0, 10000) }
 
-// BenchmarkHashJoinLeft: a LEFT join of 1M probe rows against 10k build
-// rows where half the probe keys have no match (padded).
-func BenchmarkHashJoinLeft(b *testing.B) {
-	mem := memory.NewGoAllocator()
-	const n, nb = 1 << 20, 10000
-	probe := benchBatches(b, mem, n, 2*nb)
-	defer release(probe)
-	build := benchBatches(b, mem, nb, nb)
-	defer release(build)
-	benchJoin(b, probe, build, n, func() exec.Operator { return NewHashJoin(Left, []int{0}, []int{0}, joinedSample, mem) })
-}
+// BenchmarkHashJoinLeft: a LEFT join where half the probe keys have no
+// match (padded).
+func BenchmarkHashJoinLeft(b *testing.B) { benchHashJoin(b, Left, 0, 20000) }
 
-// BenchmarkHashJoinStringKey: BenchmarkHashJoin on the VARCHAR key.
-func BenchmarkHashJoinStringKey(b *testing.B) {
-	mem := memory.NewGoAllocator()
-	const n, nb = 1 << 20, 10000
-	probe := benchBatches(b, mem, n, nb)
-	defer release(probe)
-	build := benchBatches(b, mem, nb, nb)
-	defer release(build)
-	benchJoin(b, probe, build, n, func() exec.Operator { return NewHashJoin(Inner, []int{1}, []int{1}, joinedSample, mem) })
-}
+// BenchmarkHashJoinStringKey: BenchmarkHashJoinInner on the VARCHAR key.
+func BenchmarkHashJoinStringKey(b *testing.B) { benchHashJoin(b, Inner, 1, 10000) }

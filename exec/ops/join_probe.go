@@ -117,12 +117,7 @@ func (j *batchJoin) probePairs(ctx context.Context, pb *probeBatch, out exec.Emi
 			if single && len(ms) > 1 {
 				return ErrScalarSubqueryRows
 			}
-			ms = ms[off:]
-			if room := chunk - len(lidx); len(ms) > room {
-				ms, off = ms[:room], off+room
-			} else {
-				off = 0
-			}
+			ms, off = clip(ms, off, chunk-len(lidx))
 			for _, m := range ms {
 				lidx = append(lidx, int32(i))
 				ridx = append(ridx, m)
@@ -156,12 +151,8 @@ func (j *batchJoin) nextCands(n, i, off int, want func(int) bool, cands func(int
 			i, off = i+1, 0
 			continue
 		}
-		ms := cands(i)[off:]
-		if room := j.pairChunk - len(lidx); len(ms) > room {
-			ms, off = ms[:room], off+room
-		} else {
-			off = 0
-		}
+		var ms []int32
+		ms, off = clip(cands(i), off, j.pairChunk-len(lidx))
 		for _, m := range ms {
 			lidx = append(lidx, int32(i))
 			ridx = append(ridx, m)
@@ -171,6 +162,16 @@ func (j *batchJoin) nextCands(n, i, off int, want func(int) bool, cands func(int
 		}
 	}
 	return i, off, lidx, ridx
+}
+
+// clip takes a row's candidates ms from off, at most room of them, and
+// says where the row continues (0: it is done).
+func clip(ms []int32, off, room int) ([]int32, int) {
+	ms = ms[off:]
+	if len(ms) > room {
+		return ms[:room], off + room
+	}
+	return ms, 0
 }
 
 // probePairsResidual is the probe of a join that outputs pairs, with a
