@@ -47,6 +47,12 @@ func BenchmarkAntiJoinNullAware(b *testing.B) {
 	bench1Mx100k(b, HashJoinSpec{Type: Anti, LeftKeys: []int{0}, RightKeys: []int{0}, NullAware: true, Out: leftOnlySchema(Anti)})
 }
 
+// BenchmarkInnerJoin is BenchmarkInnerJoinResidual's join without the
+// residual, for comparison.
+func BenchmarkInnerJoin(b *testing.B) {
+	bench1Mx100k(b, HashJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0}, Out: joinedSample})
+}
+
 func BenchmarkInnerJoinResidual(b *testing.B) {
 	bench1Mx100k(b, HashJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0}, Residual: benchResidual, Out: joinedSample})
 }
