@@ -8,6 +8,7 @@ import (
 
 	"math/rand/v2"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
@@ -191,11 +192,19 @@ func TestPairRecordLazy(t *testing.T) {
 			t.Errorf("column %d gathered: %v", i, gathered)
 		}
 	}
-	// The values are the pairs'.
+	// The values are the pairs', through Column and through a whole
+	// slice (what a row-at-a-time fallback would read).
+	sl := rec.NewSlice(0, 3)
+	defer sl.Release()
 	for k, p := range [][2]int{{0, 1}, {3, 1}, {9, 2}} {
-		want := exec.Value(l.Record().Column(2), p[0])
-		if got := exec.Value(rec.Column(2), k); got != want {
-			t.Errorf("pair %d: v = %v, want %v", k, got, want)
+		for c, src := range map[int]exec.Row{2: {l.Record().Column(2), p[0]}, 3: {r.Record().Column(0), p[1]}} {
+			want := exec.Value(src[0].(arrow.Array), src[1].(int))
+			if got := exec.Value(rec.Column(c), k); got != want {
+				t.Errorf("pair %d column %d: %v, want %v", k, c, got, want)
+			}
+			if got := exec.Value(sl.Column(c), k); got != want {
+				t.Errorf("slice: pair %d column %d: %v, want %v", k, c, got, want)
+			}
 		}
 	}
 }
@@ -276,4 +285,56 @@ func feedMixed(t *testing.T, mem memory.Allocator, op exec.Operator, left, right
 		}
 	}
 	return nil
+}
+
+// A RIGHT join holds the watermark until its unmatched build rows are
+// out (they may be of any time); a SEMI join forwards it once the build
+// side is hashed.
+func TestBatchJoinWatermarks(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ctx := context.Background()
+	left := []exec.Row{{int64(1), "a", int64(0)}}
+	right := []exec.Row{{int64(1), "a", int64(0)}, {int64(2), "b", int64(0)}}
+	for _, typ := range []JoinType{Right, Semi} {
+		j := NewHashJoinSpec(HashJoinSpec{Type: typ, LeftKeys: []int{0}, RightKeys: []int{0}, Out: refOut(typ)}, mem)
+		out := &capture{}
+		if err := j.OnWatermark(ctx, 5, out); err != nil || len(out.wms) != 0 {
+			t.Fatalf("%s: watermark before the build: %v %v", typ, out.wms, err)
+		}
+		rb := makeBatches(t, mem, input{refRightSchema, right}, 10, true)
+		lb := makeBatches(t, mem, input{refLeftSchema, left}, 10, true)
+		for _, step := range []func() error{
+			func() error { _, err := exec.Dispatch(ctx, j, true, 1, rb[0], out); return err },
+			func() error { return j.Finish(ctx, 1, out) },
+			func() error { _, err := exec.Dispatch(ctx, j, true, 0, lb[0], out); return err },
+		} {
+			if err := step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := j.OnWatermark(ctx, 7, out); err != nil {
+			t.Fatal(err)
+		}
+		wantWMs := []int64{5, 7} // SEMI: the held one at the build's end, then this
+		if typ == Right {
+			wantWMs = nil // held for the unmatched rows
+		}
+		if fmt.Sprint(out.wms) != fmt.Sprint(wantWMs) {
+			t.Errorf("%s: watermarks %v before the probe ends, want %v", typ, out.wms, wantWMs)
+		}
+		before := len(out.batches)
+		if err := j.Finish(ctx, 0, out); err != nil {
+			t.Fatal(err)
+		}
+		if typ == Right {
+			if len(out.batches) != before+1 || fmt.Sprint(out.wms) != "[7]" {
+				t.Errorf("RIGHT: at the probe's end %d batches, watermarks %v; want the unmatched row then [7]", len(out.batches)-before, out.wms)
+			}
+		}
+		out.rows()
+		release(rb)
+		release(lb)
+		j.Close()
+	}
 }
