@@ -111,14 +111,21 @@ func (j *batchJoin) probePairs(ctx context.Context, pb *probeBatch, out exec.Emi
 		if j.typ.padsBuild() {
 			j.markMatched(ridx)
 		}
-		if err := j.emitPairs(ctx, pb, lidx, ridx, out); err != nil {
+		if err := j.emitChunk(ctx, pb, lidx, ridx, i < pb.n, out); err != nil {
 			return err
 		}
-		if i < pb.n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	}
+	return nil
+}
+
+// emitChunk emits a chunk of pairs and, when more of the batch follows,
+// checks the context: a long product stops between chunks once cancelled.
+func (j *batchJoin) emitChunk(ctx context.Context, pb *probeBatch, lidx, ridx []int32, more bool, out exec.Emitter) error {
+	if err := j.emitPairs(ctx, pb, lidx, ridx, out); err != nil {
+		return err
+	}
+	if more {
+		return ctx.Err()
 	}
 	return nil
 }
@@ -170,7 +177,7 @@ func (j *batchJoin) emitRowPieces(ctx context.Context, pb *probeBatch, i int, ms
 	if j.typ == Single {
 		return ErrScalarSubqueryRows
 	}
-	for off := 0; off < len(ms); {
+	for off, more := 0, true; more; more = off > 0 {
 		var part []int32
 		part, off = clip(ms, off, j.pairChunk)
 		lidx := j.lidx[:0]
@@ -181,13 +188,7 @@ func (j *batchJoin) emitRowPieces(ctx context.Context, pb *probeBatch, i int, ms
 		if j.typ.padsBuild() {
 			j.markMatched(part)
 		}
-		if err := j.emitPairs(ctx, pb, lidx, part, out); err != nil {
-			return err
-		}
-		if off == 0 {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
+		if err := j.emitChunk(ctx, pb, lidx, part, off > 0, out); err != nil {
 			return err
 		}
 	}
@@ -223,13 +224,8 @@ func (j *batchJoin) crossPairs(ctx context.Context, pb *probeBatch, out exec.Emi
 		var lidx, ridx []int32
 		i, off, lidx, ridx = j.nextCands(pb.n, i, off, nil, every, j.lidx[:0], j.ridx[:0])
 		j.lidx, j.ridx = lidx, ridx
-		if err := j.emitPairs(ctx, pb, lidx, ridx, out); err != nil {
+		if err := j.emitChunk(ctx, pb, lidx, ridx, i < pb.n, out); err != nil {
 			return err
-		}
-		if i < pb.n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -314,15 +310,10 @@ func (j *batchJoin) probePairsResidual(ctx context.Context, pb *probeBatch, out 
 			}
 			continue
 		}
-		if err := j.emitPairs(ctx, pb, olidx, oridx, out); err != nil {
+		if err := j.emitChunk(ctx, pb, olidx, oridx, i < pb.n, out); err != nil {
 			return err
 		}
 		olidx, oridx = olidx[:0], oridx[:0]
-		if i < pb.n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
