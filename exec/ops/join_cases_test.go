@@ -8,6 +8,7 @@ import (
 
 	"math/rand/v2"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
@@ -191,13 +192,149 @@ func TestPairRecordLazy(t *testing.T) {
 			t.Errorf("column %d gathered: %v", i, gathered)
 		}
 	}
-	// The values are the pairs'.
+	// The values are the pairs', through Column and through a whole
+	// slice (what a row-at-a-time fallback would read).
+	sl := rec.NewSlice(0, 3)
+	defer sl.Release()
 	for k, p := range [][2]int{{0, 1}, {3, 1}, {9, 2}} {
-		want := exec.Value(l.Record().Column(2), p[0])
-		if got := exec.Value(rec.Column(2), k); got != want {
-			t.Errorf("pair %d: v = %v, want %v", k, got, want)
+		for c, src := range map[int]exec.Row{2: {l.Record().Column(2), p[0]}, 3: {r.Record().Column(0), p[1]}} {
+			want := exec.Value(src[0].(arrow.Array), src[1].(int))
+			if got := exec.Value(rec.Column(c), k); got != want {
+				t.Errorf("pair %d column %d: %v, want %v", k, c, got, want)
+			}
+			if got := exec.Value(sl.Column(c), k); got != want {
+				t.Errorf("slice: pair %d column %d: %v, want %v", k, c, got, want)
+			}
 		}
 	}
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 5)) }
+
+// Batches of both forms on both inputs (a row chunk among columnar ones is
+// encoded into the build side; a row probe batch takes the row path): the
+// answer is the reference's all the same.
+func TestBatchJoinMixedForms(t *testing.T) {
+	rng := newRand(9)
+	left, right := refRows(rng, 200), refRows(rng, 60)
+	for _, typ := range allJoinTypes {
+		for _, nested := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/nested=%v", typ, nested), func(t *testing.T) {
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer mem.AssertSize(t, 0)
+				aware := nullAwareValid(typ)
+				ref := refSpec{typ: typ, cond: refResidual, nullAware: aware, nRight: refRightSchema.NumFields()}
+				var op exec.Operator
+				if nested {
+					ref.cond = tAnd{tCmp{op: "=", a: 0, b: 3}, refResidual}
+					op = NewNestedLoopJoin(NestedLoopJoinSpec{Type: typ, On: ref.cond, NullAware: aware, Out: refOut(typ)}, mem)
+				} else {
+					ref.lk, ref.rk, ref.nullSafe, ref.keyed = []int{0, 1}, []int{0, 1}, []bool{false, true}, true
+					op = NewHashJoinSpec(HashJoinSpec{Type: typ, LeftKeys: ref.lk, RightKeys: ref.rk, NullSafe: ref.nullSafe,
+						NullAware: aware, Residual: refResidual, Out: refOut(typ)}, mem)
+				}
+				want, err := refJoinSQL(t, ref, left, right)
+				if typ == Single {
+					// Duplicate keys: the reference and the join both fail.
+					if !errors.Is(err, ErrScalarSubqueryRows) {
+						t.Fatalf("reference: %v", err)
+					}
+					if err := feedMixed(t, mem, op, left, right, &capture{}); !errors.Is(err, ErrScalarSubqueryRows) {
+						t.Errorf("error %v", err)
+					}
+					op.Close()
+					return
+				}
+				out := &capture{}
+				if err := feedMixed(t, mem, op, left, right, out); err != nil {
+					t.Fatal(err)
+				}
+				op.Close()
+				got, _ := out.rows()
+				if !rowsEqual(sortedRows(got), sortedRows(want)) {
+					t.Errorf("got %d rows, want %d", len(got), len(want))
+				}
+			})
+		}
+	}
+}
+
+// feedMixed sends each input in batches of 16 rows, alternately columnar
+// and rows, the build side first, with columnar output on.
+func feedMixed(t *testing.T, mem memory.Allocator, op exec.Operator, left, right []exec.Row, out exec.Emitter) error {
+	t.Helper()
+	ctx := context.Background()
+	op.(exec.ColumnarOutputSetter).SetColumnarOutput(true)
+	for i, in := range []input{{refRightSchema, right}, {refLeftSchema, left}} {
+		side := 1 - i
+		cols := makeBatches(t, mem, in, 16, true)
+		defer release(cols)
+		rows := makeBatches(t, mem, in, 16, false)
+		defer release(rows)
+		for k := range cols {
+			b := cols[k]
+			if k%2 == 1 {
+				b = rows[k]
+			}
+			if _, err := exec.Dispatch(ctx, op, true, side, b, out); err != nil {
+				return err
+			}
+		}
+		if err := op.Finish(ctx, side, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A RIGHT join holds the watermark until its unmatched build rows are
+// out (they may be of any time); a SEMI join forwards it once the build
+// side is hashed.
+func TestBatchJoinWatermarks(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ctx := context.Background()
+	left := []exec.Row{{int64(1), "a", int64(0)}}
+	right := []exec.Row{{int64(1), "a", int64(0)}, {int64(2), "b", int64(0)}}
+	for _, typ := range []JoinType{Right, Semi} {
+		j := NewHashJoinSpec(HashJoinSpec{Type: typ, LeftKeys: []int{0}, RightKeys: []int{0}, Out: refOut(typ)}, mem)
+		out := &capture{}
+		if err := j.OnWatermark(ctx, 5, out); err != nil || len(out.wms) != 0 {
+			t.Fatalf("%s: watermark before the build: %v %v", typ, out.wms, err)
+		}
+		rb := makeBatches(t, mem, input{refRightSchema, right}, 10, true)
+		lb := makeBatches(t, mem, input{refLeftSchema, left}, 10, true)
+		for _, step := range []func() error{
+			func() error { _, err := exec.Dispatch(ctx, j, true, 1, rb[0], out); return err },
+			func() error { return j.Finish(ctx, 1, out) },
+			func() error { _, err := exec.Dispatch(ctx, j, true, 0, lb[0], out); return err },
+		} {
+			if err := step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := j.OnWatermark(ctx, 7, out); err != nil {
+			t.Fatal(err)
+		}
+		wantWMs := []int64{5, 7} // SEMI: the held one at the build's end, then this
+		if typ == Right {
+			wantWMs = nil // held for the unmatched rows
+		}
+		if fmt.Sprint(out.wms) != fmt.Sprint(wantWMs) {
+			t.Errorf("%s: watermarks %v before the probe ends, want %v", typ, out.wms, wantWMs)
+		}
+		before := len(out.batches)
+		if err := j.Finish(ctx, 0, out); err != nil {
+			t.Fatal(err)
+		}
+		if typ == Right {
+			if len(out.batches) != before+1 || fmt.Sprint(out.wms) != "[7]" {
+				t.Errorf("RIGHT: at the probe's end %d batches, watermarks %v; want the unmatched row then [7]", len(out.batches)-before, out.wms)
+			}
+		}
+		out.rows()
+		release(rb)
+		release(lb)
+		j.Close()
+	}
+}
