@@ -183,11 +183,10 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		name, detail := "Sort", sortKeysText(x.Schema(), x.Keys)
 		if x.Limit >= 0 {
-			name, detail = "TopN", fmt.Sprintf("%s LIMIT %d", detail, x.Limit)
+			return b.topN(x, in), nil // build_topn.go
 		}
-		return b.op(name, detail, func() exec.Operator { return ops.NewSort(x.Keys, x.Limit, mem) }, wireGather, nil, in), nil
+		return b.op("Sort", sortKeysText(x.Schema(), x.Keys), func() exec.Operator { return ops.NewSort(x.Keys, mem) }, wireGather, nil, in), nil
 	case *UpdatingTopN:
 		in, err := b.build(x.Input)
 		if err != nil {

@@ -49,9 +49,9 @@ func Kinds() []Kind {
 		}},
 		{"limit", func(memory.Allocator) exec.Operator { return NewLimit(-1, 0) }},
 		{"union_all", func(memory.Allocator) exec.Operator { return NewUnionAll(2) }},
-		{"sort", func(mem memory.Allocator) exec.Operator { return NewSort([]SortKey{{Col: 0}}, -1, mem) }},
+		{"sort", func(mem memory.Allocator) exec.Operator { return NewSort([]SortKey{{Col: 0}}, mem) }},
 		{"top_n", func(mem memory.Allocator) exec.Operator {
-			return NewSort([]SortKey{{Col: 2, Desc: true, NullsFirst: true}}, 5, mem)
+			return NewTopN([]SortKey{{Col: 2, Desc: true, NullsFirst: true}}, 5, mem)
 		}},
 		{"hash_aggregate", func(mem memory.Allocator) exec.Operator {
 			return NewHashAggregate([]int{0}, []AggSpec{

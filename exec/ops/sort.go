@@ -12,16 +12,13 @@ import (
 )
 
 // Sort is ORDER BY over a bounded input: it buffers its input and emits it
-// sorted when the input finishes. With a limit it is a top-n: it keeps at
-// most the first limit rows. Instead of a heap it compacts: whenever more
-// than max(2*limit, compactMin) rows are buffered, it sorts them and keeps
-// limit. That is O(N log limit) amortised like a heap, keeps the sort
-// stable (ties stay in arrival order, identical on both paths) and lets
-// the columnar path compact with one typed sort and one gather.
+// sorted when the input finishes. The order is stable (ties keep arrival
+// order, the same on both paths). Rows are sorted by normalised keys
+// (sort_key.go) with a radix sort; keys of a type without a normalised
+// form fall back to the typed comparators. ORDER BY ... LIMIT is TopN.
 type Sort struct {
-	keys  []SortKey
-	limit int64
-	mem   memory.Allocator
+	keys []SortKey
+	mem  memory.Allocator
 
 	schema   *arrow.Schema
 	recs     []arrow.RecordBatch // retained columnar input
@@ -29,28 +26,18 @@ type Sort struct {
 	rows     []exec.Row // row input
 	heldWM   int64
 	finished bool
-	idx      []int32
 }
 
-// compactMin keeps a top-n with a small limit from compacting every batch.
-const compactMin = 4096
-
-// NewSort returns ORDER BY keys, keeping the first limit rows when
-// limit >= 0.
-func NewSort(keys []SortKey, limit int64, mem memory.Allocator) *Sort {
-	return &Sort{keys: keys, limit: limit, mem: mem, heldWM: exec.MinWatermark}
+// NewSort returns ORDER BY keys.
+func NewSort(keys []SortKey, mem memory.Allocator) *Sort {
+	return &Sort{keys: keys, mem: mem, heldWM: exec.MinWatermark}
 }
 
 // Kind implements exec.Operator.
-func (s *Sort) Kind() string {
-	if s.limit >= 0 {
-		return "top_n"
-	}
-	return "sort"
-}
+func (s *Sort) Kind() string { return "sort" }
 
-// Capabilities implements exec.Operator: columnar input is sorted with
-// typed comparators and leaves columnar.
+// Capabilities implements exec.Operator: columnar input is sorted by its
+// arrays and leaves columnar.
 func (s *Sort) Capabilities() exec.Capabilities {
 	return exec.Capabilities{IngestsColumnar: true, PassesThrough: true}
 }
@@ -62,37 +49,29 @@ func (s *Sort) check(schema *arrow.Schema) error {
 	if s.schema != nil {
 		return nil
 	}
-	for _, k := range s.keys {
-		if k.Col < 0 || k.Col >= schema.NumFields() {
-			return fmt.Errorf("sort: key column %d out of range (input has %d columns)", k.Col, schema.NumFields())
-		}
+	if err := checkSortKeys(s.keys, schema); err != nil {
+		return err
 	}
 	s.schema = schema
 	return nil
 }
 
-func (s *Sort) compactAt() int {
-	return max(2*int(s.limit), compactMin)
+func checkSortKeys(keys []SortKey, schema *arrow.Schema) error {
+	for _, k := range keys {
+		if k.Col < 0 || k.Col >= schema.NumFields() {
+			return fmt.Errorf("sort: key column %d out of range (input has %d columns)", k.Col, schema.NumFields())
+		}
+	}
+	return nil
 }
 
-// Process is the row path: buffer the rows (compacting a top-n).
+// Process is the row path: buffer the rows.
 func (s *Sort) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) error {
 	if err := s.check(b.Schema()); err != nil {
 		return err
 	}
 	s.rows = append(s.rows, b.Rows()...)
-	if s.limit >= 0 && len(s.rows) > s.compactAt() {
-		s.sortRows()
-	}
 	return nil
-}
-
-func (s *Sort) sortRows() {
-	slices.SortStableFunc(s.rows, rowComparator(s.keys))
-	if s.limit >= 0 && int64(len(s.rows)) > s.limit {
-		clear(s.rows[s.limit:])
-		s.rows = s.rows[:s.limit]
-	}
 }
 
 // ProcessColumnar buffers the record (retained).
@@ -104,67 +83,7 @@ func (s *Sort) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _ exec.E
 	rec.Retain()
 	s.recs = append(s.recs, rec)
 	s.recRows += int(rec.NumRows())
-	if s.limit >= 0 && s.recRows > s.compactAt() {
-		if err := s.compactRecords(); err != nil {
-			return true, err
-		}
-	}
 	return true, nil
-}
-
-// compactRecords replaces the buffered records by one sorted record of at
-// most limit rows.
-func (s *Sort) compactRecords() error {
-	rec, err := s.sortedRecord()
-	if err != nil {
-		return err
-	}
-	s.releaseRecs()
-	if rec != nil {
-		s.recs = append(s.recs, rec)
-		s.recRows = int(rec.NumRows())
-	}
-	return nil
-}
-
-// sortedRecord sorts every buffered record (one concatenation, an index
-// sort with typed comparators, one gather). nil when there are no rows.
-func (s *Sort) sortedRecord() (arrow.RecordBatch, error) {
-	if s.recRows == 0 {
-		return nil, nil
-	}
-	cols, err := concatColumns(s.mem, s.schema, s.recs)
-	if err != nil {
-		return nil, fmt.Errorf("sort: %w", err)
-	}
-	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}()
-	n := cols[0].Len()
-	idx := s.idx[:0]
-	for i := 0; i < n; i++ {
-		idx = append(idx, int32(i))
-	}
-	slices.SortStableFunc(idx, recordComparator(cols, s.keys))
-	if s.limit >= 0 && int64(len(idx)) > s.limit {
-		idx = idx[:s.limit]
-	}
-	s.idx = idx
-	rec, err := gatherRecord(s.mem, s.schema, cols, idx)
-	if err != nil {
-		return nil, fmt.Errorf("sort: %w", err)
-	}
-	return rec, nil
-}
-
-func (s *Sort) releaseRecs() {
-	for _, r := range s.recs {
-		r.Release()
-	}
-	s.recs = nil
-	s.recRows = 0
 }
 
 // OnWatermark holds the watermark until the sorted output has left.
@@ -181,8 +100,12 @@ func (s *Sort) Finish(ctx context.Context, _ int, out exec.Emitter) error {
 	}
 	s.finished = true
 	if len(s.recs) == 0 {
-		s.sortRows()
-		if err := emitRowChunks(ctx, out, s.schema, s.rows); err != nil {
+		rows, err := sortRows(s.schema, s.keys, s.rows)
+		if err != nil {
+			return err
+		}
+		s.rows = nil
+		if err := emitRowChunks(ctx, out, s.schema, rows); err != nil {
 			return err
 		}
 	} else {
@@ -195,23 +118,126 @@ func (s *Sort) Finish(ctx context.Context, _ int, out exec.Emitter) error {
 			s.recRows += len(s.rows)
 			s.rows = nil
 		}
-		rec, err := s.sortedRecord()
+		err := s.emitRecords(ctx, out)
 		s.releaseRecs()
 		if err != nil {
 			return err
-		}
-		if rec != nil && rec.NumRows() == 0 {
-			rec.Release()
-		} else if rec != nil {
-			if err := emitRecordChunks(ctx, out, rec); err != nil {
-				return err
-			}
 		}
 	}
 	if s.heldWM > exec.MinWatermark {
 		return out.EmitWatermark(ctx, s.heldWM)
 	}
 	return nil
+}
+
+// sortRows sorts row-form rows by keys (stably).
+func sortRows(schema *arrow.Schema, keys []SortKey, rows []exec.Row) ([]exec.Row, error) {
+	if len(rows) < 2 {
+		return rows, nil
+	}
+	nk, ok := newNormKeys(schema, keys)
+	if !ok {
+		slices.SortStableFunc(rows, rowComparator(keys))
+		return rows, nil
+	}
+	stride := nk.width + entryIdx
+	buf := make([]byte, len(rows)*stride)
+	long := false
+	for i, r := range rows {
+		e := buf[i*stride : (i+1)*stride]
+		l, err := nk.encodeRow(e, r)
+		if err != nil {
+			return nil, err
+		}
+		long = long || l
+		setEntryRow(e, stride, int32(i))
+	}
+	var ties func([]byte)
+	if long {
+		ties = breakTies(nk, stride, func(row int32, col int) []byte {
+			b, _ := valueBytes(rows[row][col])
+			return b
+		})
+	}
+	radixSort(buf, len(rows), stride, nk.width, ties)
+	sorted := make([]exec.Row, len(rows))
+	for i := range sorted {
+		sorted[i] = rows[entryRow(buf[i*stride:], stride)]
+	}
+	return sorted, nil
+}
+
+// emitRecords sorts every buffered record and emits the rows in order,
+// gathered chunk by chunk (so a LIMIT above that stops early saves the
+// rest of the gather).
+func (s *Sort) emitRecords(ctx context.Context, out exec.Emitter) error {
+	if s.recRows == 0 {
+		return nil
+	}
+	src := newRecordRows(s.recs)
+	order, err := sortRecords(s.mem, s.schema, s.keys, src)
+	if err != nil {
+		return err
+	}
+	g := newOrderedGather(s.mem, s.schema, src)
+	defer g.release()
+	for start := 0; start < len(order); start += emitChunk {
+		rec, err := g.gather(order[start:min(start+emitChunk, len(order))])
+		if err != nil {
+			return fmt.Errorf("sort: %w", err)
+		}
+		if err := emitRecord(ctx, out, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortRecords returns the rows of src (numbered across its records) in
+// key order, stably.
+func sortRecords(mem memory.Allocator, schema *arrow.Schema, keys []SortKey, src *recordRows) ([]int32, error) {
+	n := src.len()
+	nk, ok := newNormKeys(schema, keys)
+	if !ok {
+		return src.sortByComparator(mem, schema, keys)
+	}
+	stride := nk.width + entryIdx
+	buf := make([]byte, n*stride)
+	long := false
+	cols := make([]arrow.Array, schema.NumFields())
+	for r, rec := range src.recs {
+		for c := range cols {
+			cols[c] = rec.Column(c)
+		}
+		base := src.starts[r]
+		m := int(rec.NumRows())
+		l, err := nk.encode(buf[base*stride:], stride, cols, m)
+		if err != nil {
+			return nil, err
+		}
+		long = long || l
+		for i := 0; i < m; i++ {
+			setEntryRow(buf[(base+i)*stride:], stride, int32(base+i))
+		}
+	}
+	var ties func([]byte)
+	if long {
+		ties = breakTies(nk, stride, src.keyString)
+	}
+	radixSort(buf, n, stride, nk.width, ties)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = entryRow(buf[i*stride:], stride)
+	}
+	return order, nil
+}
+
+func (s *Sort) releaseRecs() {
+	for _, r := range s.recs {
+		r.Release()
+	}
+	s.recs = nil
+	s.recRows = 0
 }
 
 // Close releases buffered records.

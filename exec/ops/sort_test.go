@@ -69,7 +69,7 @@ func TestSort(t *testing.T) {
 		{[]SortKey{{Col: 1, NullsFirst: true}, {Col: 3, Desc: true}}, -1, 120},
 		{[]SortKey{{Col: 2, Desc: true, NullsFirst: true}, {Col: 0}}, 7, 120}, // top-n, no compaction
 		{[]SortKey{{Col: 3}}, 0, 30},
-		// top-n past the compaction threshold (4096 rows) on both paths
+		// top-n past its compaction of held rows on both paths
 		{[]SortKey{{Col: 2}, {Col: 1, Desc: true}}, 25, 9000},
 	} {
 		sizes := "all"
@@ -78,7 +78,12 @@ func TestSort(t *testing.T) {
 		}
 		c := opCase{
 			name:    fmt.Sprintf("%v/limit=%d/n=%d", tc.keys, tc.limit, tc.n),
-			newOp:   func(mem memory.Allocator) exec.Operator { return NewSort(tc.keys, tc.limit, mem) },
+			newOp: func(mem memory.Allocator) exec.Operator {
+				if tc.limit >= 0 {
+					return NewTopN(tc.keys, tc.limit, mem)
+				}
+				return NewSort(tc.keys, mem)
+			},
 			inputs:  sampleInput(tc.n),
 			ordered: true,
 			want:    func(ins []input) []exec.Row { return refSort(ins[0].rows, tc.keys, tc.limit) },
@@ -115,7 +120,7 @@ func runLarge(t *testing.T, c opCase) {
 func TestSortEmitsColumnar(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	res := runOp(t, mem, NewSort([]SortKey{{Col: 0}}, -1, mem), []input{{SampleSchema, sampleRows(20000, false)}}, 1024, true, true)
+	res := runOp(t, mem, NewSort([]SortKey{{Col: 0}}, mem), []input{{SampleSchema, sampleRows(20000, false)}}, 1024, true, true)
 	if res.outCol != res.outBatches || res.outBatches != 3 {
 		t.Fatalf("%d of %d output batches columnar; want 3 of 3 (chunks of %d)", res.outCol, res.outBatches, emitChunk)
 	}
@@ -126,7 +131,7 @@ func TestSortMixedInput(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	rows := sampleRows(50, true)
-	s := NewSort([]SortKey{{Col: 2}, {Col: 0, Desc: true}}, -1, mem)
+	s := NewSort([]SortKey{{Col: 2}, {Col: 0, Desc: true}}, mem)
 	defer s.Close()
 	rec, err := exec.EncodeRows(mem, SampleSchema, rows[:25])
 	if err != nil {
