@@ -152,14 +152,14 @@ func sortRows(schema *arrow.Schema, keys []SortKey, rows []exec.Row) ([]exec.Row
 		long = long || l
 		setEntryRow(e, stride, int32(i))
 	}
-	var ties func([]byte)
+	var str func(row int32, col int) []byte
 	if long {
-		ties = breakTies(nk, stride, func(row int32, col int) []byte {
+		str = func(row int32, col int) []byte {
 			b, _ := valueBytes(rows[row][col])
 			return b
-		})
+		}
 	}
-	radixSort(buf, len(rows), stride, nk.width, ties)
+	radixSort(buf, len(rows), stride, nk, str)
 	sorted := make([]exec.Row, len(rows))
 	for i := range sorted {
 		sorted[i] = rows[entryRow(buf[i*stride:], stride)]
@@ -205,13 +205,15 @@ func sortRecords(mem memory.Allocator, schema *arrow.Schema, keys []SortKey, src
 	buf := make([]byte, n*stride)
 	long := false
 	cols := make([]arrow.Array, schema.NumFields())
+	var rows []int32
 	for r, rec := range src.recs {
 		for c := range cols {
 			cols[c] = rec.Column(c)
 		}
 		base := src.starts[r]
 		m := int(rec.NumRows())
-		l, err := nk.encode(buf[base*stride:], stride, cols, m)
+		rows = identity(rows, m)
+		l, err := nk.encode(buf[base*stride:], stride, cols, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -220,11 +222,11 @@ func sortRecords(mem memory.Allocator, schema *arrow.Schema, keys []SortKey, src
 			setEntryRow(buf[(base+i)*stride:], stride, int32(base+i))
 		}
 	}
-	var ties func([]byte)
+	var str func(row int32, col int) []byte
 	if long {
-		ties = breakTies(nk, stride, src.keyString)
+		str = src.keyString
 	}
-	radixSort(buf, n, stride, nk.width, ties)
+	radixSort(buf, n, stride, nk, str)
 	order := make([]int32, n)
 	for i := range order {
 		order[i] = entryRow(buf[i*stride:], stride)

@@ -133,34 +133,35 @@ func newNormKeys(schema *arrow.Schema, keys []SortKey) (*normKeys, bool) {
 	return nk, true
 }
 
-// encode writes the keys of rows [0, n) of cols, row i's at dst[i*stride:].
-// It reports whether a string longer than strPrefix was written: only then
-// can equal keys belong to different values.
-func (nk *normKeys) encode(dst []byte, stride int, cols []arrow.Array, n int) (long bool, err error) {
+// encode writes the keys of the rows listed in rows of cols, the key of
+// rows[k] at dst[k*stride:]. It reports whether a string longer than
+// strPrefix was written: only then can equal keys belong to different
+// values.
+func (nk *normKeys) encode(dst []byte, stride int, cols []arrow.Array, rows []int32) (long bool, err error) {
 	for _, c := range nk.cols {
 		arr := cols[c.Col]
 		var l bool
 		switch a := arr.(type) {
 		case *array.Int64:
-			encodeInt64(dst, stride, &c, arr, a.Int64Values()[:n])
+			encodeInt64(dst, stride, &c, arr, a.Int64Values(), rows)
 		case *array.Timestamp:
-			encodeInt64(dst, stride, &c, arr, a.TimestampValues()[:n])
+			encodeInt64(dst, stride, &c, arr, a.TimestampValues(), rows)
 		case *array.Int32:
-			encodeInt32(dst, stride, &c, arr, a.Int32Values()[:n])
+			encodeInt32(dst, stride, &c, arr, a.Int32Values(), rows)
 		case *array.Date32:
-			encodeInt32(dst, stride, &c, arr, a.Date32Values()[:n])
+			encodeInt32(dst, stride, &c, arr, a.Date32Values(), rows)
 		case *array.Float64:
-			encodeFloat64(dst, stride, &c, arr, a.Float64Values()[:n])
+			encodeFloat64(dst, stride, &c, arr, a.Float64Values(), rows)
 		case *array.Float32:
-			encodeFloat32(dst, stride, &c, arr, a.Float32Values()[:n])
+			encodeFloat32(dst, stride, &c, arr, a.Float32Values(), rows)
 		case *array.String:
-			l = encodeStrings(dst, stride, &c, arr, a.ValueOffsets(), a.ValueBytes(), n)
+			l = encodeStrings(dst, stride, &c, arr, a.ValueOffsets(), a.ValueBytes(), rows)
 		case *array.Binary:
-			l = encodeStrings(dst, stride, &c, arr, a.ValueOffsets(), a.ValueBytes(), n)
+			l = encodeStrings(dst, stride, &c, arr, a.ValueOffsets(), a.ValueBytes(), rows)
 		default:
 			// Booleans, decimals, dictionaries, LARGE strings: value by
 			// value (still no boxing).
-			l, err = encodeEach(dst, stride, &c, arr, n)
+			l, err = encodeEach(dst, stride, &c, arr, rows)
 		}
 		if err != nil {
 			return false, err
@@ -168,6 +169,15 @@ func (nk *normKeys) encode(dst []byte, stride int, cols []arrow.Array, n int) (l
 		long = long || l
 	}
 	return long, nil
+}
+
+// identity returns the rows 0..n-1, growing buf, which holds only such
+// runs.
+func identity(buf []int32, n int) []int32 {
+	for i := len(buf); i < n; i++ {
+		buf = append(buf, int32(i))
+	}
+	return buf[:n]
 }
 
 // encodeRow writes the key of a row-form row.
@@ -235,18 +245,18 @@ func (c *normCol) kindName() string {
 	return [...]string{"?", "BIGINT", "INT", "DOUBLE", "FLOAT", "BOOLEAN", "DECIMAL", "VARCHAR"}[c.kind]
 }
 
-// nullBytes writes the NULL byte of every row, clears a NULL's value
-// bytes (so NULLs tie), and reports whether any row was NULL.
-func nullBytes(dst []byte, stride int, c *normCol, arr arrow.Array, n int) bool {
+// nullBytes writes the NULL byte of every listed row, clears a NULL's
+// value bytes (so NULLs tie), and reports whether any row was NULL.
+func nullBytes(dst []byte, stride int, c *normCol, arr arrow.Array, rows []int32) bool {
 	w := c.kind.width()
 	if arr.NullN() == 0 {
-		for i, o := 0, c.off; i < n; i, o = i+1, o+stride {
+		for k, o := 0, c.off; k < len(rows); k, o = k+1, o+stride {
 			dst[o] = c.valid
 		}
 		return false
 	}
-	for i, o := 0, c.off; i < n; i, o = i+1, o+stride {
-		if arr.IsNull(i) {
+	for k, o := 0, c.off; k < len(rows); k, o = k+1, o+stride {
+		if arr.IsNull(int(rows[k])) {
 			dst[o] = c.null
 			clear(dst[o+1 : o+1+w])
 		} else {
@@ -264,20 +274,22 @@ func putInt32(d []byte, x int32, flip uint64) {
 	binary.BigEndian.PutUint32(d, uint32(x)^(1<<31)^uint32(flip))
 }
 
-func encodeInt64[T ~int64](dst []byte, stride int, c *normCol, arr arrow.Array, v []T) {
-	nulls := nullBytes(dst, stride, c, arr, len(v))
-	for i, o := 0, c.off+1; i < len(v); i, o = i+1, o+stride {
-		if nulls && arr.IsNull(i) {
+func encodeInt64[T ~int64](dst []byte, stride int, c *normCol, arr arrow.Array, v []T, rows []int32) {
+	nulls := nullBytes(dst, stride, c, arr, rows)
+	for k, o := 0, c.off+1; k < len(rows); k, o = k+1, o+stride {
+		i := rows[k]
+		if nulls && arr.IsNull(int(i)) {
 			continue
 		}
 		putInt64(dst[o:o+8], int64(v[i]), c.flip)
 	}
 }
 
-func encodeInt32[T ~int32](dst []byte, stride int, c *normCol, arr arrow.Array, v []T) {
-	nulls := nullBytes(dst, stride, c, arr, len(v))
-	for i, o := 0, c.off+1; i < len(v); i, o = i+1, o+stride {
-		if nulls && arr.IsNull(i) {
+func encodeInt32[T ~int32](dst []byte, stride int, c *normCol, arr arrow.Array, v []T, rows []int32) {
+	nulls := nullBytes(dst, stride, c, arr, rows)
+	for k, o := 0, c.off+1; k < len(rows); k, o = k+1, o+stride {
+		i := rows[k]
+		if nulls && arr.IsNull(int(i)) {
 			continue
 		}
 		putInt32(dst[o:o+4], int32(v[i]), c.flip)
@@ -315,20 +327,22 @@ func float32Key(f float32) uint32 {
 	return u | 1<<31
 }
 
-func encodeFloat64(dst []byte, stride int, c *normCol, arr arrow.Array, v []float64) {
-	nulls := nullBytes(dst, stride, c, arr, len(v))
-	for i, o := 0, c.off+1; i < len(v); i, o = i+1, o+stride {
-		if nulls && arr.IsNull(i) {
+func encodeFloat64(dst []byte, stride int, c *normCol, arr arrow.Array, v []float64, rows []int32) {
+	nulls := nullBytes(dst, stride, c, arr, rows)
+	for k, o := 0, c.off+1; k < len(rows); k, o = k+1, o+stride {
+		i := rows[k]
+		if nulls && arr.IsNull(int(i)) {
 			continue
 		}
 		binary.BigEndian.PutUint64(dst[o:o+8], float64Key(v[i])^c.flip)
 	}
 }
 
-func encodeFloat32(dst []byte, stride int, c *normCol, arr arrow.Array, v []float32) {
-	nulls := nullBytes(dst, stride, c, arr, len(v))
-	for i, o := 0, c.off+1; i < len(v); i, o = i+1, o+stride {
-		if nulls && arr.IsNull(i) {
+func encodeFloat32(dst []byte, stride int, c *normCol, arr arrow.Array, v []float32, rows []int32) {
+	nulls := nullBytes(dst, stride, c, arr, rows)
+	for k, o := 0, c.off+1; k < len(rows); k, o = k+1, o+stride {
+		i := rows[k]
+		if nulls && arr.IsNull(int(i)) {
 			continue
 		}
 		binary.BigEndian.PutUint32(dst[o:o+4], float32Key(v[i])^uint32(c.flip))
@@ -363,11 +377,12 @@ func encodeString(d []byte, s []byte, flip uint64) bool {
 	return long
 }
 
-func encodeStrings[O int32 | int64](dst []byte, stride int, c *normCol, arr arrow.Array, offs []O, data []byte, n int) bool {
-	nulls := nullBytes(dst, stride, c, arr, n)
+func encodeStrings[O int32 | int64](dst []byte, stride int, c *normCol, arr arrow.Array, offs []O, data []byte, rows []int32) bool {
+	nulls := nullBytes(dst, stride, c, arr, rows)
 	long := false
-	for i, o := 0, c.off+1; i < n; i, o = i+1, o+stride {
-		if nulls && arr.IsNull(i) {
+	for k, o := 0, c.off+1; k < len(rows); k, o = k+1, o+stride {
+		i := rows[k]
+		if nulls && arr.IsNull(int(i)) {
 			continue
 		}
 		if encodeString(dst[o:o+strPrefix+1], data[offs[i]:offs[i+1]], c.flip) {
@@ -378,10 +393,11 @@ func encodeStrings[O int32 | int64](dst []byte, stride int, c *normCol, arr arro
 }
 
 // encodeEach is the value-by-value encoder of the other array types.
-func encodeEach(dst []byte, stride int, c *normCol, arr arrow.Array, n int) (bool, error) {
-	nulls := nullBytes(dst, stride, c, arr, n)
+func encodeEach(dst []byte, stride int, c *normCol, arr arrow.Array, rows []int32) (bool, error) {
+	nulls := nullBytes(dst, stride, c, arr, rows)
 	long := false
-	for i, o := 0, c.off+1; i < n; i, o = i+1, o+stride {
+	for k, o := 0, c.off+1; k < len(rows); k, o = k+1, o+stride {
+		i := int(rows[k])
 		if nulls && arr.IsNull(i) {
 			continue
 		}
@@ -432,20 +448,76 @@ func valueBytes(v any) ([]byte, bool) {
 	return nil, false
 }
 
-// tieCompare orders two rows whose keys are equal by the full values of
-// their string keys: equal keys mean equal values everywhere else, and
-// equal prefixes here. str returns row r's value of a column (nil for NULL,
-// which ties with NULL: equal keys mean both NULL or neither).
-func tieCompare[R any](nk *normKeys, a, b R, str func(r R, col int) []byte) int {
-	for _, j := range nk.strs {
+// compareKeys orders two rows by their keys a and b exactly. Bytes after
+// a string that was longer than its prefix say nothing (the strings may
+// differ after the prefix), so the keys compare in segments, each ending
+// with a string key: equal segments whose string is long compare the full
+// strings (str returns row r's value of a column, nil for NULL) before the
+// next segment's bytes. pos, when not nil, says where each string key's
+// bytes start in the strings (a radix sort's window, radixSorter): the
+// rows share what comes before.
+func compareKeys[R any](nk *normKeys, a, b []byte, ra, rb R, str func(r R, col int) []byte, pos []int) int {
+	start := 0
+	for k, j := range nk.strs {
 		c := &nk.cols[j]
-		r := bytes.Compare(str(a, c.Col), str(b, c.Col))
-		if c.Desc {
-			r = -r
-		}
-		if r != 0 {
+		end := c.strEnd()
+		if r := bytes.Compare(a[start:end], b[start:end]); r != 0 {
 			return r
 		}
+		start = end
+		if c.long(a) {
+			x, y := str(ra, c.Col), str(rb, c.Col)
+			if pos != nil {
+				x, y = x[min(pos[k], len(x)):], y[min(pos[k], len(y)):]
+			}
+			r := bytes.Compare(x, y)
+			if c.Desc {
+				r = -r
+			}
+			if r != 0 {
+				return r
+			}
+		}
 	}
-	return 0
+	return bytes.Compare(a[start:], b[start:])
+}
+
+// strEnd is where a string key's bytes end.
+func (c *normCol) strEnd() int { return c.off + 1 + strPrefix + 1 }
+
+// long reports whether key holds a string longer than its prefix in c.
+func (c *normCol) long(key []byte) bool {
+	return key[c.off] == c.valid && key[c.strEnd()-1]^byte(c.flip) == strPrefix+1
+}
+
+// exactEnd is how many leading key bytes order rows exactly on their own:
+// up to the end of the first string key (the whole key without one).
+func (nk *normKeys) exactEnd() int {
+	if len(nk.strs) == 0 {
+		return nk.width
+	}
+	return nk.cols[nk.strs[0]].strEnd()
+}
+
+// longEndsAt returns which string key (an index into strs) ends at byte
+// d of key holding a string longer than its window, or -1: keys equal up
+// to d are then not ordered by their further bytes.
+func (nk *normKeys) longEndsAt(key []byte, d int) int {
+	for k, j := range nk.strs {
+		if c := &nk.cols[j]; c.strEnd() == d {
+			if c.long(key) {
+				return k
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// encodeWindow writes the window of s that starts at pos in place of a
+// string key's bytes: the same encoding as of a whole string, applied to
+// what follows pos. Among strings that share their first pos bytes it
+// orders as the strings do, so a sort goes on window by window.
+func (c *normCol) encodeWindow(key []byte, s []byte, pos int) {
+	encodeString(key[c.off+1:c.strEnd()], s[min(pos, len(s)):], c.flip)
 }

@@ -77,7 +77,7 @@ func TestSort(t *testing.T) {
 			sizes = "large"
 		}
 		c := opCase{
-			name:    fmt.Sprintf("%v/limit=%d/n=%d", tc.keys, tc.limit, tc.n),
+			name: fmt.Sprintf("%v/limit=%d/n=%d", tc.keys, tc.limit, tc.n),
 			newOp: func(mem memory.Allocator) exec.Operator {
 				if tc.limit >= 0 {
 					return NewTopN(tc.keys, tc.limit, mem)

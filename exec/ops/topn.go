@@ -37,8 +37,8 @@ type TopN struct {
 	schema *arrow.Schema
 	nk     *normKeys // nil: compare rows with cmpRows
 	w      int       // key bytes per slot
-	// long: a string key longer than its prefix was seen, so equal keys
-	// are compared again on the full strings.
+	// long: a string key longer than its prefix was seen, so keys compare
+	// with compareKeys (full strings after an equal prefix).
 	long    bool
 	cmpRows func(a, b exec.Row) int
 
@@ -55,7 +55,8 @@ type TopN struct {
 	recs    []arrow.RecordBatch
 	recRows int
 	rows    []exec.Row
-	scratch []byte // one batch's keys
+	scratch []byte  // the keys of a batch's listed rows
+	sel     []int32 // a batch's rows that may enter (preselect)
 
 	heldWM   int64
 	finished bool
@@ -120,9 +121,11 @@ func (t *TopN) newSlot() int32 {
 // long string was seen, then arrival.
 func (t *TopN) cmpSlots(a, b int32) int {
 	if t.nk != nil {
-		c := bytes.Compare(t.slotKey(a), t.slotKey(b))
-		if c == 0 && t.long {
-			c = tieCompare(t.nk, t.refs[a], t.refs[b], t.refString)
+		var c int
+		if t.long {
+			c = compareKeys(t.nk, t.slotKey(a), t.slotKey(b), t.refs[a], t.refs[b], t.refString, nil)
+		} else {
+			c = bytes.Compare(t.slotKey(a), t.slotKey(b))
 		}
 		if c != 0 {
 			return c
@@ -267,12 +270,23 @@ func (t *TopN) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _ exec.E
 	}
 	rec := b.Record()
 	n := int(rec.NumRows())
-	w := t.w
-	if cap(t.scratch) < n*w {
-		t.scratch = make([]byte, n*w)
+	cols := recordColumns(rec)
+	var sel []int32
+	if t.full() {
+		sel = t.preselect(cols, n, t.sel)
+	} else {
+		sel = selectAll(t.sel[:0], n)
 	}
-	keys := t.scratch[:n*w]
-	long, err := t.nk.encode(keys, w, recordColumns(rec), n)
+	t.sel = sel
+	if len(sel) == 0 {
+		return true, nil
+	}
+	w := t.w
+	if cap(t.scratch) < len(sel)*w {
+		t.scratch = make([]byte, len(sel)*w)
+	}
+	keys := t.scratch[:len(sel)*w]
+	long, err := t.nk.encode(keys, w, cols, sel)
 	if err != nil {
 		return true, err
 	}
@@ -282,17 +296,29 @@ func (t *TopN) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _ exec.E
 	bi := int32(len(t.recs))
 	t.recs = append(t.recs, rec)
 	kept := false
-	for i := 0; i < n; i++ {
-		k := keys[i*w : (i+1)*w]
+	// Without a long string the whole key is exact; with one, its bytes
+	// up to the first string key are, and offer decides the rest.
+	exact := w
+	if t.long {
+		exact = t.nk.exactEnd()
+	}
+	for j, i := range sel {
+		k := keys[j*w : (j+1)*w]
+		ref := cellRef{bi, i}
 		if t.full() {
-			c := bytes.Compare(k, t.slotKey(t.heap[0]))
-			if c > 0 || c == 0 && !t.long {
-				continue // not better than the n-th
+			top := t.heap[0]
+			tk := t.slotKey(top)
+			c := bytes.Compare(k[:exact], tk[:exact])
+			if c == 0 && t.long {
+				c = compareKeys(t.nk, k, tk, ref, t.refs[top], t.refString, nil)
+			}
+			if c >= 0 {
+				continue // not better than the n-th (a tie: the n-th came first)
 			}
 		}
 		s := t.takeSpare()
 		copy(t.slotKey(s), k)
-		t.refs[s] = cellRef{bi, int32(i)}
+		t.refs[s] = ref
 		kept = t.offer() || kept
 	}
 	if err := t.holdBatch(bi, kept); err != nil {
