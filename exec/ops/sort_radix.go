@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"slices"
 )
 
 // Entries are what a full sort sorts: per row its normalised key (width
@@ -192,14 +191,4 @@ func entryRow(e []byte, stride int) int32 {
 
 func setEntryRow(e []byte, stride int, row int32) {
 	binary.LittleEndian.PutUint32(e[stride-entryIdx:], uint32(row))
-}
-
-// sortRowsBy sorts distinct row numbers by cmp, ties in row order.
-func sortRowsBy(rows []int32, cmp func(a, b int32) int) {
-	slices.SortFunc(rows, func(a, b int32) int {
-		if c := cmp(a, b); c != 0 {
-			return c
-		}
-		return cmpOrdered(a, b)
-	})
 }

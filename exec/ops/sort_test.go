@@ -5,12 +5,14 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
 )
 
-// refSort is an independent ORDER BY over BIGINT / VARCHAR / DOUBLE keys.
+// refSort is an independent ORDER BY over BIGINT / VARCHAR / DOUBLE /
+// TIMESTAMP keys.
 func refSort(rows []exec.Row, keys []SortKey, limit int64) []exec.Row {
 	out := append([]exec.Row(nil), rows...)
 	less := func(a, b exec.Row) int {
@@ -40,6 +42,11 @@ func refSort(rows []exec.Row, keys []SortKey, limit int64) []exec.Row {
 			case float64:
 				c = map[bool]int{true: -1, false: 1}[xv < y.(float64)]
 				if xv == y.(float64) {
+					c = 0
+				}
+			case arrow.Timestamp:
+				c = map[bool]int{true: -1, false: 1}[xv < y.(arrow.Timestamp)]
+				if xv == y.(arrow.Timestamp) {
 					c = 0
 				}
 			}

@@ -241,8 +241,9 @@ func (t *TopN) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) 
 }
 
 // compactAt is how many held rows (row form, or in records) trigger a
-// compaction: twice what is kept, and not below a few batches.
-func (t *TopN) compactAt() int { return 2*int(min(t.limit, 1<<40)) + 2*emitChunk }
+// compaction: twice what is kept, plus some, so a small top-n does not
+// compact on every batch.
+func (t *TopN) compactAt() int { return 2*int(min(t.limit, 1<<40)) + 4096 }
 
 // compactRows drops the row-form rows the heap no longer holds.
 func (t *TopN) compactRows() {
