@@ -25,7 +25,7 @@ import (
 // prefix" when both strings were longer than it (see encodeString), and the
 // sort breaks that tie on the full values (tieCompare). rowComparator stays
 // the reference order, and the comparator of key types without a
-// normalised form (ROW, ARRAY, INTERVAL, small and unsigned integers).
+// normalised form (ROW, ARRAY, INTERVAL, UBIGINT).
 
 // normKind is the normalised form of one key column.
 type normKind uint8
@@ -33,7 +33,7 @@ type normKind uint8
 const (
 	normNone    normKind = iota
 	normInt64            // BIGINT, TIMESTAMP: big-endian, sign bit flipped
-	normInt32            // INT, DATE
+	normInt32            // INT, DATE (and SMALLINT, TINYINT)
 	normFloat64          // IEEE bits made order-preserving, NaN above +Inf
 	normFloat32          //
 	normBool             // one byte
@@ -49,9 +49,9 @@ const strPrefix = 15
 
 func normKindOf(dt arrow.DataType) normKind {
 	switch dt.ID() {
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.UINT32:
 		return normInt64
-	case arrow.INT32, arrow.DATE32:
+	case arrow.INT32, arrow.DATE32, arrow.INT16, arrow.INT8, arrow.UINT16, arrow.UINT8:
 		return normInt32
 	case arrow.FLOAT64:
 		return normFloat64
@@ -407,6 +407,18 @@ func encodeEach(dst []byte, stride int, c *normCol, arr arrow.Array, rows []int3
 			d[0] = byte(b2i(a.Value(i))) ^ byte(c.flip)
 		case *array.Decimal128:
 			putDecimal(d, a.Value(i), c.flip)
+		// The small and unsigned integers are INT or BIGINT in row form
+		// (exec.Value), and ordered as those.
+		case *array.Int16:
+			putInt32(d, int32(a.Value(i)), c.flip)
+		case *array.Int8:
+			putInt32(d, int32(a.Value(i)), c.flip)
+		case *array.Uint16:
+			putInt32(d, int32(a.Value(i)), c.flip)
+		case *array.Uint8:
+			putInt32(d, int32(a.Value(i)), c.flip)
+		case *array.Uint32:
+			putInt64(d, int64(a.Value(i)), c.flip)
 		default:
 			s, ok := arrayString(arr, i)
 			if !ok || c.kind != normString {

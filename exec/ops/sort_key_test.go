@@ -18,7 +18,8 @@ import (
 
 // keyTypesSchema has a column of every key type with a normalised form
 // (the string column twice more: dictionary-encoded and LARGE in the
-// columnar form), then id, the row's position.
+// columnar form; SMALLINT and UINTEGER, INT and BIGINT in row form), then
+// id, the row's position.
 var keyTypesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
@@ -32,10 +33,12 @@ var keyTypesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
 	{Name: "sdict", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, Nullable: true},
 	{Name: "slarge", Type: arrow.BinaryTypes.LargeString, Nullable: true},
+	{Name: "i16", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
+	{Name: "u32", Type: arrow.PrimitiveTypes.Uint32, Nullable: true},
 	{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 }, nil)
 
-const keyTypeCols = 12 // the columns before id
+const keyTypeCols = 14 // the columns before id
 
 // Values chosen to hit the encodings' edges: extremes, signs, -0 and NaN
 // (cmpFloat: -0 = 0, NaN above everything, all NaNs equal), strings that
@@ -100,6 +103,8 @@ func randomKeyRows(rng *rand.Rand, n int) []exec.Row {
 		}
 		r[8] = arrow.Date32(edgeInt32s[rng.IntN(len(edgeInt32s))])
 		r[9] = arrow.Timestamp(edgeInts[rng.IntN(len(edgeInts))])
+		r[12] = int32(int16(edgeInt32s[rng.IntN(len(edgeInt32s))]))
+		r[13] = int64(uint32(edgeInts[rng.IntN(len(edgeInts))]))
 		for c := 0; c < keyTypeCols; c++ {
 			if rng.IntN(8) == 0 {
 				r[c] = nil
@@ -112,13 +117,15 @@ func randomKeyRows(rng *rand.Rand, n int) []exec.Row {
 }
 
 // keyTypesRecord encodes rows of keyTypesSchema: EncodeRows for the plain
-// columns, builders for the dictionary and LARGE string ones.
+// columns, builders for the dictionary, LARGE string and small and
+// unsigned integer ones.
 func keyTypesRecord(t testing.TB, mem memory.Allocator, rows []exec.Row) arrow.RecordBatch {
 	t.Helper()
+	built := map[int]bool{10: true, 11: true, 12: true, 13: true}
 	var plain []arrow.Field
 	var idx []int
 	for c, f := range keyTypesSchema.Fields() {
-		if c != 10 && c != 11 {
+		if !built[c] {
 			plain = append(plain, f)
 			idx = append(idx, c)
 		}
@@ -138,6 +145,10 @@ func keyTypesRecord(t testing.TB, mem memory.Allocator, rows []exec.Row) arrow.R
 	defer db.Release()
 	lb := array.NewLargeStringBuilder(mem)
 	defer lb.Release()
+	sb := array.NewInt16Builder(mem)
+	defer sb.Release()
+	ub := array.NewUint32Builder(mem)
+	defer ub.Release()
 	for _, r := range rows {
 		if r[10] == nil {
 			db.AppendNull()
@@ -149,13 +160,23 @@ func keyTypesRecord(t testing.TB, mem memory.Allocator, rows []exec.Row) arrow.R
 		} else {
 			lb.Append(r[11].(string))
 		}
+		if r[12] == nil {
+			sb.AppendNull()
+		} else {
+			sb.Append(int16(r[12].(int32)))
+		}
+		if r[13] == nil {
+			ub.AppendNull()
+		} else {
+			ub.Append(uint32(r[13].(int64)))
+		}
 	}
 	cols := make([]arrow.Array, keyTypesSchema.NumFields())
 	for k, c := range idx {
 		cols[c] = rec.Column(k)
 		cols[c].Retain()
 	}
-	cols[10], cols[11] = db.NewArray(), lb.NewArray()
+	cols[10], cols[11], cols[12], cols[13] = db.NewArray(), lb.NewArray(), sb.NewArray(), ub.NewArray()
 	defer releaseAll(cols)
 	return array.NewRecordBatch(keyTypesSchema, cols, int64(len(rows)))
 }

@@ -27,8 +27,8 @@ import (
 // held records are compacted into one when they outgrow the limit. Ties
 // keep arrival order (an earlier row wins), as the stable sort does.
 //
-// Key types without a normalised form (ROW, ARRAY, INTERVAL, small or
-// unsigned integers) take the row path and compare with rowComparator.
+// Key types without a normalised form (ROW, ARRAY, INTERVAL, UBIGINT)
+// take the row path and compare with rowComparator.
 type TopN struct {
 	keys  []SortKey
 	limit int64
@@ -85,9 +85,6 @@ func (t *TopN) Capabilities() exec.Capabilities {
 
 // Keys are the sort keys, for EXPLAIN.
 func (t *TopN) Keys() []SortKey { return t.keys }
-
-// Limit is how many rows it keeps.
-func (t *TopN) Limit() int64 { return t.limit }
 
 func (t *TopN) check(schema *arrow.Schema) error {
 	if t.schema != nil {
