@@ -184,7 +184,6 @@ func connected(conds []Expr, leaves []*joinLeaf, have []int, i int) bool {
 	return false
 }
 
-
 // build makes the left-deep join of the leaves in order, each condition on
 // the first join that has all it reads, and a projection back to the
 // cluster's original columns.
