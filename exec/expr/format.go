@@ -180,4 +180,53 @@ func parseTimestamp(str string, u arrow.TimeUnit) (arrow.Timestamp, error) {
 	return arrow.Timestamp(v), nil
 }
 
+// parseTime reads a TIME: 'HH:MM[:SS[.fffffffff]]' (the hour may have
+// one digit), surrounding spaces allowed and a leading 'YYYY-MM-DD ' (or
+// 'T') ignored, as DuckDB reads it. The fields must be in range (23:59:59
+// at most: a TIME is a time of day); digits past the unit's precision are
+// truncated.
+func parseTime(str string, u arrow.TimeUnit) (arrow.Time64, error) {
+	bad := func() (arrow.Time64, error) {
+		return 0, fmt.Errorf("invalid %s value '%s'", typeName(timeType(u)), str)
+	}
+	s := strings.TrimSpace(str)
+	if _, i, ok := parseDateAt(s); ok && i < len(s) && (s[i] == ' ' || s[i] == 'T') {
+		s = s[i+1:]
+	}
+	h, j, ok := parseDigits(s, 0, 2)
+	if !ok || j >= len(s) || s[j] != ':' {
+		return bad()
+	}
+	mi, j, ok := parseDigits(s, j+1, 2)
+	if !ok {
+		return bad()
+	}
+	var sec, nanos int64
+	if j < len(s) && s[j] == ':' {
+		if sec, j, ok = parseDigits(s, j+1, 2); !ok {
+			return bad()
+		}
+		if j < len(s) && s[j] == '.' {
+			k, digits := j+1, 0
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				if digits < 9 {
+					nanos = nanos*10 + int64(s[k]-'0')
+					digits++
+				}
+				k++
+			}
+			if k == j+1 {
+				return bad()
+			}
+			nanos *= pow10Int[9-digits]
+			j = k
+		}
+	}
+	if j != len(s) || h > 23 || mi > 59 || sec > 59 {
+		return bad()
+	}
+	ups := unitsPerSecond(u)
+	return arrow.Time64((h*3600+mi*60+sec)*ups + nanos/(1e9/ups)), nil
+}
+
 func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }

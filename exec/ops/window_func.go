@@ -368,7 +368,8 @@ func (fn *winFn) compileLag(f WindowFunc, in *arrow.Schema, argT arrow.DataType)
 func orderable(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64,
-		arrow.DECIMAL128, arrow.STRING, arrow.BINARY, arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP:
+		arrow.DECIMAL128, arrow.STRING, arrow.BINARY, arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP,
+		arrow.TIME32, arrow.TIME64:
 		return true
 	}
 	return false
