@@ -46,7 +46,7 @@ type Expand struct {
 
 	// Constant columns of the last batch length, shared by the batches
 	// of that length (every batch but a source's last, usually).
-	cacheN int
+	cacheN  int
 	nulls   []arrow.Array // per input column
 	idCols  []arrow.Array // per set
 	cpyCols []arrow.Array // per set, when sets repeat
