@@ -88,11 +88,13 @@ func SetCopies(sets [][]int) []int64 {
 }
 
 func (e *Expand) configure() error {
-	if e.nIn < 0 || e.out.Field(e.nIn).Type.ID() != arrow.INT64 {
+	switch {
+	case e.copies != nil:
+		if e.nIn < 0 || e.out.Field(e.nIn).Type.ID() != arrow.INT64 || e.out.Field(e.nIn+1).Type.ID() != arrow.INT64 {
+			return fmt.Errorf("expand: grouping sets repeat: the output's last columns must be the BIGINT grouping id and copy number")
+		}
+	case e.nIn < 0 || e.out.Field(e.nIn).Type.ID() != arrow.INT64:
 		return fmt.Errorf("expand: the output's last column must be the BIGINT grouping id")
-	}
-	if e.copies != nil && e.out.Field(e.nIn+1).Type.ID() != arrow.INT64 {
-		return fmt.Errorf("expand: grouping sets repeat: the output's last columns must be the BIGINT grouping id and copy number")
 	}
 	if len(e.sets) == 0 {
 		return fmt.Errorf("expand: no grouping sets")
