@@ -329,7 +329,6 @@ func restoreOrder(n Node, cols []int, orig *arrow.Schema) Node {
 	return NewProject(n, exprs, fieldNames(orig))
 }
 
-
 // leafOf is the leaf holding cluster column c.
 func leafOf(leaves []*joinLeaf, c int) int {
 	for i, l := range leaves {
