@@ -139,7 +139,7 @@ func TestIntervalAndTimeOrderBy(t *testing.T) {
 	} {
 		runCase(t, opCase{
 			name:    c.name,
-			newOp:   func(mem memory.Allocator) exec.Operator { return NewSort(c.keys, -1, mem) },
+			newOp:   func(mem memory.Allocator) exec.Operator { return NewSort(c.keys, mem) },
 			inputs:  kvInput,
 			want:    byID(c.want...),
 			ordered: true,
