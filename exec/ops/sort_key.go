@@ -155,9 +155,9 @@ func (nk *normKeys) encode(dst []byte, stride int, cols []arrow.Array, rows []in
 		case *array.Float32:
 			encodeFloat32(dst, stride, &c, arr, a.Float32Values(), rows)
 		case *array.String:
-			l = encodeStrings(dst, stride, &c, arr, a.ValueOffsets(), a.ValueBytes(), rows)
+			l = encodeStrings(dst, stride, &c, arr, a.ValueOffsets(), valueData(arr), rows)
 		case *array.Binary:
-			l = encodeStrings(dst, stride, &c, arr, a.ValueOffsets(), a.ValueBytes(), rows)
+			l = encodeStrings(dst, stride, &c, arr, a.ValueOffsets(), valueData(arr), rows)
 		default:
 			// Booleans, decimals, dictionaries, LARGE strings: value by
 			// value (still no boxing).
@@ -390,6 +390,16 @@ func encodeStrings[O int32 | int64](dst []byte, stride int, c *normCol, arr arro
 		}
 	}
 	return long
+}
+
+// valueData is a string or binary array's whole data buffer, which its
+// ValueOffsets index. Not ValueBytes: that starts at the array's first
+// value, so it misreads a slice whose first offset is not 0.
+func valueData(arr arrow.Array) []byte {
+	if b := arr.Data().Buffers()[2]; b != nil {
+		return b.Bytes()
+	}
+	return nil
 }
 
 // encodeEach is the value-by-value encoder of the other array types.

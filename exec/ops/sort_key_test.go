@@ -214,12 +214,16 @@ func TestNormalisedSortMatchesComparator(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	for _, n := range []int{2, 17, 60, 3000} {
 		rows := randomKeyRows(rng, n)
+		// The pieces are slices of one record, so their arrays start at
+		// an offset into shared buffers, as a sliced batch's do.
+		whole := keyTypesRecord(t, mem, rows)
 		var recs []arrow.RecordBatch
 		for start := 0; start < n; {
 			end := min(n, start+1+rng.IntN(max(n/3, 1)))
-			recs = append(recs, keyTypesRecord(t, mem, rows[start:end]))
+			recs = append(recs, whole.NewSlice(int64(start), int64(end)))
 			start = end
 		}
+		whole.Release()
 		for trial := 0; trial < 150; trial++ {
 			keys := randomSortKeys(rng)
 			want := referenceOrder(rows, keys)
@@ -255,6 +259,8 @@ func TestTopNMatchesComparator(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	rows := randomKeyRows(rng, 2000)
+	whole := keyTypesRecord(t, mem, rows)
+	defer whole.Release()
 	for trial := 0; trial < 120; trial++ {
 		keys := randomSortKeys(rng)
 		limit := []int64{0, 1, 3, 10, 100, 1999, 5000}[rng.IntN(7)]
@@ -268,7 +274,8 @@ func TestTopNMatchesComparator(t *testing.T) {
 				part := rows[start:min(start+size, len(rows))]
 				var b *exec.Batch
 				if columnar {
-					b = exec.NewColumnarBatch(keyTypesRecord(t, mem, part))
+					// A slice: its arrays start at an offset.
+					b = exec.NewColumnarBatch(whole.NewSlice(int64(start), int64(start+len(part))))
 				} else {
 					b = exec.NewRowBatch(keyTypesSchema, part)
 				}

@@ -34,9 +34,9 @@ func (t *TopN) preselect(cols []arrow.Array, n int, sel []int32) []int32 {
 	case *array.Float32:
 		return selectFixed(sel, arr, c, tk, a.Float32Values()[:n], func(v float32) uint64 { return uint64(float32Key(v)) })
 	case *array.String:
-		return selectStrings(sel, arr, c, tk, t.refString(t.refs[top], c.Col), a.ValueOffsets(), a.ValueBytes(), n)
+		return selectStrings(sel, arr, c, tk, t.refString(t.refs[top], c.Col), a.ValueOffsets(), valueData(arr), n)
 	case *array.Binary:
-		return selectStrings(sel, arr, c, tk, t.refString(t.refs[top], c.Col), a.ValueOffsets(), a.ValueBytes(), n)
+		return selectStrings(sel, arr, c, tk, t.refString(t.refs[top], c.Col), a.ValueOffsets(), valueData(arr), n)
 	}
 	return selectAll(sel, n)
 }
