@@ -76,7 +76,7 @@ func (s *Session) insertQuery(ctx context.Context, e *plan.Entry, cols []ast.Ide
 	if err != nil {
 		return Outcome{}, err
 	}
-	if err := p.Graph.Run(ctx); err != nil {
+	if err := runGraph(ctx, p); err != nil {
 		return Outcome{}, err
 	}
 	rows := p.Root.Exec.Stats.RowsIn.Load()
@@ -156,7 +156,7 @@ func (s *Session) runStatementSet(ctx context.Context, set []pendingInsert, opts
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[i] = j.p.Graph.Run(ctx); errs[i] != nil {
+			if errs[i] = runGraph(ctx, j.p); errs[i] != nil {
 				cancel() // one failing insert stops the job
 			}
 		}()
