@@ -70,6 +70,23 @@ const finalCommitTimeout = 15 * time.Second
 // they are delivered (see above). Commit failures are not the statement's:
 // they are counted by the source and cost a re-read.
 func runGraph(ctx context.Context, p *plan.Physical) error {
+	_, err := runGraphCommit(ctx, p)
+	return err
+}
+
+// commitOutcome says what runGraphCommit did with the sources' positions
+// once the graph stopped.
+type commitOutcome int
+
+const (
+	noPositions  commitOutcome = iota // no source keeps a committable position
+	notCommitted                      // kept: the next run reads those records again
+	committed                         // committed up to what the sink delivered
+)
+
+// runGraphCommit is runGraph, and says whether the final positions were
+// committed (an INSERT reports it when it is cancelled).
+func runGraphCommit(ctx context.Context, p *plan.Physical) (commitOutcome, error) {
 	var srcs []positionSource
 	for _, st := range p.Graph.Stages() {
 		if ps, ok := st.Src.(positionSource); ok {
@@ -77,7 +94,7 @@ func runGraph(ctx context.Context, p *plan.Physical) error {
 		}
 	}
 	if len(srcs) == 0 {
-		return p.Graph.Run(ctx)
+		return noPositions, p.Graph.Run(ctx)
 	}
 	c := &committer{srcs: srcs, stateless: statelessPlan(p)}
 	if root := p.Root.Exec.Op; root != nil {
@@ -92,13 +109,18 @@ func runGraph(ctx context.Context, p *plan.Physical) error {
 	stop()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalCommitTimeout)
 	defer cancel()
+	out := notCommitted
 	switch {
 	case err == nil && (c.stateless || c.allEnded()):
-		c.commitPoint(fctx, c.flush != nil)
+		if c.commitPoint(fctx, c.flush != nil) {
+			out = committed
+		}
 	case c.stateless && c.flush != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		c.commitPoint(fctx, true)
+		if c.commitPoint(fctx, true) {
+			out = committed
+		}
 	}
-	return err
+	return out, err
 }
 
 type committer struct {
@@ -131,20 +153,25 @@ func (c *committer) allEnded() bool {
 }
 
 // commitPoint marks every source's position, makes the sink deliver what
-// it holds (when flush is set), and commits the marks.
-func (c *committer) commitPoint(ctx context.Context, flush bool) {
+// it holds (when flush is set), and commits the marks; ok: all of them
+// were committed.
+func (c *committer) commitPoint(ctx context.Context, flush bool) (ok bool) {
 	commits := make([]func(context.Context) error, len(c.srcs))
 	for i, s := range c.srcs {
 		commits[i], _ = s.MarkPosition()
 	}
 	if flush {
 		if err := c.flush(ctx); err != nil {
-			return // not delivered: the next run reads it again
+			return false // not delivered: the next run reads it again
 		}
 	}
+	ok = true
 	for _, commit := range commits {
-		_ = commit(ctx) // counted by the source
+		if commit(ctx) != nil { // counted by the source
+			ok = false
+		}
 	}
+	return ok
 }
 
 // startPeriodic commits every interval while the graph runs, when the plan

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,6 +170,8 @@ func drainAndCount(t *testing.T, addr string, n int) (missing, duplicated int) {
 
 const faultRecords = 500_000
 
+var cancelledRe = regexp.MustCompile(`Cancelled: (\d+) row\(s\) delivered to 'dst'; the source offsets are committed up to the last row delivered\.`)
+
 // Issue 18's repro: 500k sequence-numbered records copied by INSERT INTO a
 // Kafka sink; the INSERT (its own process) is stopped with SIGINT shortly
 // after its first output, twice, then drained by a bounded run with the
@@ -199,6 +203,14 @@ func TestE2EKafkaInsertSIGINTLosesNothing(t *testing.T) {
 		t.Logf("round %d: SIGINT after %d records delivered, %d input offsets committed", round, outN, in)
 		if in != outN {
 			t.Errorf("round %d: the cancelled INSERT delivered %d records but committed %d input offsets", round, outN, in)
+		}
+		// What it reported is what the broker holds and what it committed.
+		m := cancelledRe.FindStringSubmatch(out.String())
+		if m == nil {
+			t.Fatalf("round %d: the cancelled INSERT did not report what it committed:\n%s", round, out)
+		}
+		if reported, _ := strconv.ParseInt(m[1], 10, 64); reported != outN {
+			t.Errorf("round %d: the INSERT reported %d rows delivered, the sink topic grew by %d", round, reported, outN)
 		}
 	}
 	missing, dup := drainAndCount(t, b.addr, faultRecords)
