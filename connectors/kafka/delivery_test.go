@@ -49,6 +49,15 @@ func idBatch(mem memory.Allocator, lo, hi int64) *clexec.Batch {
 	return clexec.NewColumnarBatch(array.NewRecordBatch(idSchema, []arrow.Array{col}, hi-lo))
 }
 
+// idValues is n JSON records {"id": 0..n-1}.
+func idValues(n int) [][]byte {
+	values := make([][]byte, n)
+	for i := range values {
+		values[i] = fmt.Appendf(nil, `{"id": %d}`, i)
+	}
+	return values
+}
+
 // endOffsets sums topic's end offsets.
 func endOffsets(t *testing.T, addr, topic string) int64 {
 	t.Helper()
@@ -224,11 +233,7 @@ func TestReadCommittedSource(t *testing.T) {
 // it marks, once the sink has delivered (engine's runGraph).
 func TestSourceCommitsOnlyMarkedPosition(t *testing.T) {
 	e := startBroker(t, "mk:2")
-	var values [][]byte
-	for i := 0; i < 100; i++ {
-		values = append(values, fmt.Appendf(nil, `{"id": %d}`, i))
-	}
-	produce(t, e.Addr(), "mk", 2, values)
+	produce(t, e.Addr(), "mk", 2, idValues(100))
 	src, err := idTable(t, e.Addr(), "mk", map[string]string{"properties.group.id": "mk",
 		"scan.startup.mode": "group-offsets"}).OpenSource(connectors.ScanSpec{BatchSize: 10})
 	if err != nil {
@@ -270,11 +275,7 @@ func TestSourceCommitsOnlyMarkedPosition(t *testing.T) {
 // periodic commits too, which a stateful plan must not make either.
 func TestCancelCommitsOnlyStatelessPlans(t *testing.T) {
 	e := startBroker(t, "cq")
-	var values [][]byte
-	for i := 0; i < 100; i++ {
-		values = append(values, fmt.Appendf(nil, `{"id": %d}`, i))
-	}
-	produce(t, e.Addr(), "cq", 1, values)
+	produce(t, e.Addr(), "cq", 1, idValues(100))
 	s := newSession(t)
 	for _, c := range []struct {
 		group, query string
