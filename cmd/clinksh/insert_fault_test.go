@@ -129,6 +129,14 @@ func startInsert(t *testing.T, script string) (*exec.Cmd, *bytes.Buffer) {
 	return cmd, &stderr
 }
 
+// stopAfter picks how many more output records a round waits for before it
+// stops the INSERT: a random moment within the first half of what is left
+// to copy, so the stop lands mid-copy however fast the machine is (a
+// random delay let a fast run copy everything before it).
+func stopAfter(left int64) int64 {
+	return 1 + rand.Int64N(max(left/2, 1))
+}
+
 // waitOutput waits until topic has at least min records.
 func waitOutput(t *testing.T, addr, topic string, min int64, cmd *exec.Cmd, out *bytes.Buffer) {
 	t.Helper()
@@ -190,8 +198,7 @@ func TestE2EKafkaInsertSIGINTLosesNothing(t *testing.T) {
 			break
 		}
 		cmd, out := startInsert(t, insertScript(b.addr, false, ""))
-		waitOutput(t, b.addr, "out", outBefore+1, cmd, out)
-		time.Sleep(time.Duration(rand.IntN(700)) * time.Millisecond)
+		waitOutput(t, b.addr, "out", outBefore+stopAfter(faultRecords-inBefore), cmd, out)
 		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
@@ -234,8 +241,7 @@ func TestE2EKafkaInsertKill9LosesNothing(t *testing.T) {
 			break
 		}
 		cmd, out := startInsert(t, insertScript(b.addr, false, extra))
-		waitOutput(t, b.addr, "out", endOffset(t, b.addr, "out")+1, cmd, out)
-		time.Sleep(time.Duration(200+rand.IntN(800)) * time.Millisecond)
+		waitOutput(t, b.addr, "out", endOffset(t, b.addr, "out")+stopAfter(faultRecords-groupOffset(t, b.addr, "copier", "in")), cmd, out)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		t.Logf("round %d: %d records in the sink after kill -9", round, endOffset(t, b.addr, "out"))
