@@ -66,6 +66,10 @@ type colReader struct {
 	f64  []float64
 	i96  []deprecated.Int96
 	decs []decimal128.Num
+	// readPicked's: its runs, a page's rows, their value indexes
+	runs  []rowRun
+	picks []int32
+	idx   []int32
 }
 
 var errShortChunk = errors.New("column chunk ended before the row group's row count")

@@ -232,7 +232,7 @@ func (s *Source) readLate(rs *runState, window []rowRun, k int, path string, g i
 		s.counts.decoded.Add(int64(k))
 		return s.record(cols, k), nil
 	}
-	if err := s.readColumns(rs, lm.others, cols, pass, n, path, g); err != nil {
+	if err := s.readColumnsPicked(rs, lm.others, cols, pass, n, path, g); err != nil {
 		return nil, err
 	}
 	s.counts.decoded.Add(int64(n))

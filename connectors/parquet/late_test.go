@@ -86,6 +86,19 @@ func modEq(name string, m, r int64) predBuilder {
 	}
 }
 
+// modLt is name % m < r: runs of r rows every m.
+func modLt(name string, m, r int64) predBuilder {
+	return func(t *testing.T, s *arrow.Schema) []connectors.Conjunct {
+		c := col(t, s, name)
+		mod, err := expr.NewBinary("%", c, expr.Lit(m, arrow.PrimitiveTypes.Int64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := expr.NewBinary("<", mod, expr.Lit(r, arrow.PrimitiveTypes.Int64))
+		return []connectors.Conjunct{conj(t, e, err, c)}
+	}
+}
+
 func and(ps ...predBuilder) predBuilder {
 	return func(t *testing.T, s *arrow.Schema) []connectors.Conjunct {
 		var out []connectors.Conjunct
@@ -238,6 +251,8 @@ func TestLateMaterialization(t *testing.T) {
 	writeDictFixture(t, dictV2, true, pq.DataPageV2)
 	typed := filepath.Join(dir, "typed.parquet")
 	writeTyped(t, typed, 3000, 1000, pq.DataPageV1, false)
+	typed96 := filepath.Join(dir, "typed96.parquet")
+	writeTyped(t, typed96, 3000, 1000, pq.DataPageV2, true)
 
 	req := expr.Col(0, arrow.PrimitiveTypes.Int64, "req")
 	i32 := expr.Col(0, arrow.PrimitiveTypes.Int32, "i32")
@@ -270,6 +285,12 @@ func TestLateMaterialization(t *testing.T) {
 		{"dict-v2/word-null", dictV2, isNull("s", false), false},
 		{"typed/bools", typed, and(modEq("id", 23, 2), isNull("bn", true)), true},
 		{"typed/clustered", typed, cmp("<", id, int64(40)), true},
+		// Runs of a few rows, some across page boundaries, picked a page
+		// at a time (pick.go); INT96 and BOOLEAN read run by run.
+		{"typed/short-runs", typed, modLt("id", 61, 5), true},
+		{"typed-int96-v2/short-runs", typed96, modLt("id", 61, 5), true},
+		{"int96/selective", fixtures + "arrow_int96.parquet", modEq("id", 25, 4), true},
+		{"duckdb/short-runs", duckFile, modLt("id", 45, 3), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var dictCols []int

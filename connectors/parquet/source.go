@@ -544,6 +544,17 @@ func (s *Source) record(cols []arrow.Array, k int) arrow.RecordBatch {
 // (corrupt pages) becomes an error naming the file, column and row group,
 // and frees what the batch had allocated.
 func (s *Source) readColumns(rs *runState, which []int, dst []arrow.Array, runs []rowRun, k int, path string, g int) (err error) {
+	return s.readColumnsWith(rs, which, dst, runs, k, path, g, false)
+}
+
+// readColumnsPicked is readColumns for runs of a few rows each (the rows a
+// selective predicate passes): each page's rows are picked out at once
+// (pick.go).
+func (s *Source) readColumnsPicked(rs *runState, which []int, dst []arrow.Array, runs []rowRun, k int, path string, g int) (err error) {
+	return s.readColumnsWith(rs, which, dst, runs, k, path, g, true)
+}
+
+func (s *Source) readColumnsWith(rs *runState, which []int, dst []arrow.Array, runs []rowRun, k int, path string, g int, picked bool) (err error) {
 	var o outCol
 	cur := -1
 	defer func() {
@@ -585,7 +596,12 @@ func (s *Source) readColumns(rs *runState, which []int, dst []arrow.Array, runs 
 		} else {
 			o.init(rs.mem, s.schema.Field(i).Type, k, optional, hint)
 		}
-		if err := r.readRuns(&o, 0, runs); err != nil {
+		if picked {
+			err = r.readPicked(&o, runs)
+		} else {
+			err = r.readRuns(&o, 0, runs)
+		}
+		if err != nil {
 			return err
 		}
 		if o.dict == nil && o.offBuf != nil {
