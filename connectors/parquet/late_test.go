@@ -291,6 +291,7 @@ func TestLateMaterialization(t *testing.T) {
 		{"typed-int96-v2/short-runs", typed96, modLt("id", 61, 5), true},
 		{"int96/selective", fixtures + "arrow_int96.parquet", modEq("id", 25, 4), true},
 		{"duckdb/short-runs", duckFile, modLt("id", 45, 3), true},
+		{"duckdb-times/selective", fixtures + "duckdb_times.parquet", modEq("id", 30, 5), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var dictCols []int
