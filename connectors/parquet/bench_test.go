@@ -89,6 +89,24 @@ func writeBids(b *testing.B, path string, n int) {
 	}
 }
 
+// bidTable opens the benchmarks' 2M-row bid file: CLINK_BENCH_BID names
+// a file to keep between runs (for profiling), written when missing; else
+// one in the benchmark's temporary directory.
+func bidTable(b *testing.B) (string, *Table) {
+	path := os.Getenv("CLINK_BENCH_BID")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "bid.parquet")
+	}
+	if _, err := os.Stat(path); err != nil {
+		writeBids(b, path, benchRows)
+	}
+	tbl, err := Open(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return path, tbl
+}
+
 // aggregator computes count(*), sum(price), max(length(url)) over batches
 // of (price, url), as the DuckDB query does, straight from Arrow.
 type aggregator struct {
@@ -162,19 +180,7 @@ func (d *discard) EmitWatermark(context.Context, int64) error { return nil }
 //
 //	go test ./connectors/parquet/ -run XXX -bench BenchmarkScan -benchtime 5x
 func BenchmarkScan(b *testing.B) {
-	// CLINK_BENCH_BID names a file to keep between runs (for profiling);
-	// it is written when missing.
-	path := os.Getenv("CLINK_BENCH_BID")
-	if path == "" {
-		path = filepath.Join(b.TempDir(), "bid.parquet")
-	}
-	if _, err := os.Stat(path); err != nil {
-		writeBids(b, path, benchRows)
-	}
-	tbl, err := Open(path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	path, tbl := bidTable(b)
 	// Warm up (page cache, allocator) and drop the generator's garbage so
 	// the first sub-benchmark is not charged for them.
 	if src, err := tbl.NewSource(connectors.ScanSpec{}); err == nil {
@@ -304,17 +310,7 @@ func BenchmarkScan(b *testing.B) {
 //
 //	go test ./connectors/parquet/ -run XXX -bench BenchmarkScanLate -benchtime 5x
 func BenchmarkScanLate(b *testing.B) {
-	path := os.Getenv("CLINK_BENCH_BID")
-	if path == "" {
-		path = filepath.Join(b.TempDir(), "bid.parquet")
-	}
-	if _, err := os.Stat(path); err != nil {
-		writeBids(b, path, benchRows)
-	}
-	tbl, err := Open(path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, tbl := bidTable(b)
 	price := expr.Col(2, arrow.PrimitiveTypes.Int64, "price")
 	mod, err := expr.NewBinary("%", price, expr.Lit(int64(100), arrow.PrimitiveTypes.Int64))
 	if err != nil {

@@ -74,27 +74,20 @@ func isNull(name string, negate bool) predBuilder {
 }
 
 // modEq is name % m = r.
-func modEq(name string, m, r int64) predBuilder {
-	return func(t *testing.T, s *arrow.Schema) []connectors.Conjunct {
-		c := col(t, s, name)
-		mod, err := expr.NewBinary("%", c, expr.Lit(m, arrow.PrimitiveTypes.Int64))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := expr.NewBinary("=", mod, expr.Lit(r, arrow.PrimitiveTypes.Int64))
-		return []connectors.Conjunct{conj(t, e, err, c)}
-	}
-}
+func modEq(name string, m, r int64) predBuilder { return modCmp(name, m, "=", r) }
 
 // modLt is name % m < r: runs of r rows every m.
-func modLt(name string, m, r int64) predBuilder {
+func modLt(name string, m, r int64) predBuilder { return modCmp(name, m, "<", r) }
+
+// modCmp is name % m op r.
+func modCmp(name string, m int64, op string, r int64) predBuilder {
 	return func(t *testing.T, s *arrow.Schema) []connectors.Conjunct {
 		c := col(t, s, name)
 		mod, err := expr.NewBinary("%", c, expr.Lit(m, arrow.PrimitiveTypes.Int64))
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := expr.NewBinary("<", mod, expr.Lit(r, arrow.PrimitiveTypes.Int64))
+		e, err := expr.NewBinary(op, mod, expr.Lit(r, arrow.PrimitiveTypes.Int64))
 		return []connectors.Conjunct{conj(t, e, err, c)}
 	}
 }
