@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -31,7 +32,7 @@ var errCommand = errors.New("backslash command failed")
 
 // command runs one backslash command and reports whether the shell should
 // quit. Errors are reported here; the REPL goes on, a script stops.
-func (sh *shell) command(line string) (quit bool, err error) {
+func (sh *shell) command(ctx context.Context, line string) (quit bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			sh.reportErr("ERROR: " + (&internalError{v: r}).Error() + "\n")

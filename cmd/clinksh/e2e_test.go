@@ -109,7 +109,7 @@ func TestE2EFileErrorPositionAndAcksOnStderr(t *testing.T) {
 	if r.stdout != "" {
 		t.Errorf("stdout %q: a machine format keeps acknowledgements off stdout", r.stdout)
 	}
-	want := "View 'v' created.\nERROR at line 4, column 3: column 'zzz' not found\nLINE 4:   zzz FROM v;\n          ^\n"
+	want := "View 'v' created.\nERROR at " + file + " line 4, column 3: column 'zzz' not found\nLINE 4:   zzz FROM v;\n          ^\n"
 	if r.stderr != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, want)
 	}

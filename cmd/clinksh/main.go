@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/metrics"
@@ -117,24 +118,23 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		return exitOK
 	}
 
-	// Read the script before opening anything, so a missing file costs
-	// nothing but the message.
+	// Open the script before anything else, so a missing file costs
+	// nothing but the message. Scripts are read line by line as they run:
+	// a statement from a pipe runs as soon as its ';' arrives.
 	interactive := o.command == "" && o.file == "" && readline.IsTerminal(int(stdin.Fd()))
-	script := o.command
-	if o.file != "" {
-		b, err := os.ReadFile(o.file)
+	var lines lineReader = newReaderLines(strings.NewReader(o.command), nil)
+	loc := scriptLoc{}
+	switch {
+	case o.file != "":
+		f, err := os.Open(o.file)
 		if err != nil {
 			fmt.Fprintf(stderr, "clinksh: %s\n", err)
 			return exitUsage
 		}
-		script = string(b)
-	} else if o.command == "" && !interactive {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "clinksh: reading stdin: %s\n", err)
-			return exitUsage
-		}
-		script = string(b)
+		defer f.Close()
+		lines, loc.file = newReaderLines(f, nil), o.file
+	case o.command == "" && !interactive:
+		lines = newReaderLines(stdin, nil)
 	}
 
 	ctx, stopCtx := context.WithCancel(context.Background())
@@ -176,7 +176,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	// A script: Ctrl-C cancels the statement running and stops the script.
 	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	err = sh.runScript(sigCtx, script)
+	err = sh.runLines(sigCtx, lines, loc)
 	switch {
 	case err == nil:
 		return exitOK

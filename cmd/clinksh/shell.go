@@ -67,73 +67,9 @@ func (sh *shell) reportErr(text string) {
 	io.WriteString(sh.errw, text)
 }
 
-// runScript runs the statements of script in order, and the backslash
-// commands that stand on lines of their own between them (so
-// clinksh -c '\d' and -f files with \timing work as in psql). It stops at
-// the first error, which it reports (on stderr) and returns.
-func (sh *shell) runScript(ctx context.Context, script string) error {
-	masked, cmds := scriptCommands(script)
-	next := 0
-	// runCommands runs the commands placed before offset.
-	runCommands := func(offset int) (quit bool, err error) {
-		for ; next < len(cmds) && cmds[next].offset < offset; next++ {
-			if quit, err := sh.command(cmds[next].text); quit || err != nil {
-				return quit, err
-			}
-		}
-		return false, nil
-	}
-	for _, p := range sql.Split(masked) {
-		if quit, err := runCommands(p.Offset); quit || err != nil {
-			return err
-		}
-		if err := sh.runPiece(ctx, script, p, true); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	_, err := runCommands(len(masked) + 1)
-	return err
-}
-
-type scriptCommand struct {
-	offset int
-	text   string
-}
-
-// scriptCommands finds the backslash-command lines of script that stand
-// between statements and blanks them out with spaces of the same length,
-// so the statements keep their offsets and line numbers.
-func scriptCommands(script string) (string, []scriptCommand) {
-	if !strings.Contains(script, `\`) {
-		return script, nil
-	}
-	b := []byte(script)
-	var cmds []scriptCommand
-	for start := 0; start < len(script); {
-		end := strings.IndexByte(script[start:], '\n')
-		if end < 0 {
-			end = len(script)
-		} else {
-			end += start
-		}
-		line := strings.TrimSpace(script[start:end])
-		if strings.HasPrefix(line, `\`) && sql.Complete(string(b[:start])) {
-			cmds = append(cmds, scriptCommand{offset: start, text: line})
-			for i := start; i < end; i++ {
-				b[i] = ' '
-			}
-		}
-		start = end + 1
-	}
-	return string(b), cmds
-}
-
 // runPiece runs one statement of script and reports its outcome. The
 // returned error has already been reported.
-func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScript bool) error {
+func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, loc scriptLoc) error {
 	stmtCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	interrupted := make(chan struct{})
@@ -168,7 +104,7 @@ func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScr
 		return ctx.Err()
 	}
 	if err != nil && !(wasInterrupted && errors.Is(err, context.Canceled)) {
-		sh.reportErr(errorReport(err, script, p, inScript))
+		sh.reportErr(errorReport(err, script, p, loc))
 		return err
 	}
 	if oc.Text != "" {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestE2ECoprocess drives the real binary over pipes as a coprocess: it
+// writes one statement, reads that statement's result, and only then
+// writes the next. A shell that read stdin to its end before running
+// anything would never answer the first statement (stdin stays open), so
+// the read would block until the deadline, which only bounds a failing run.
+func TestE2ECoprocess(t *testing.T) {
+	cmd := exec.Command(clinkshBinary(t), "--format", "csv")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CLINK_HISTORY="+filepath.Join(cmd.Dir, "hist"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdoutPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdoutPipe)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	expect := func(want ...string) {
+		t.Helper()
+		for _, w := range want {
+			select {
+			case got, ok := <-lines:
+				if !ok {
+					t.Fatalf("stdout ended before %q; stderr:\n%s", w, stderr.String())
+				}
+				if got != w {
+					t.Fatalf("stdout line %q, want %q", got, w)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatalf("no %q while stdin is still open: statements are not run as they are read", w)
+			}
+		}
+	}
+	write := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	write("SELECT 1 AS first;\n")
+	expect("first", "1")
+	// A statement over several lines, with a backslash command within it.
+	write("SELECT 2\n")
+	write("\\format ndjson\n")
+	write("  AS second;\n")
+	expect(`{"second":2}`)
+	// A last statement without ';' runs at the end of input.
+	write("SELECT 3 AS third")
+	stdin.Close()
+	expect(`{"third":3}`)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	if _, ok := <-lines; ok {
+		t.Error("more output than the three results")
+	}
+}
+
+// TestE2EStdinErrorLine: an error from piped stdin names its line counted
+// over the whole input, not within the statement.
+func TestE2EStdinErrorLine(t *testing.T) {
+	r := runClinksh(t, "SELECT 1 AS a;\n\nSELECT\n  nope FROM bid;\nSELECT 2;\n", "--format", "csv")
+	if r.code != exitError || r.stdout != "a\n1\n" {
+		t.Errorf("exit %d stdout %q", r.code, r.stdout)
+	}
+	if want := "ERROR at line 4, column 3: "; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q, want it to hold %q", r.stderr, want)
+	}
+}
