@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -24,7 +25,10 @@ query (or clears the line at the prompt); Ctrl-D or \q quits.
   \d NAME         columns and types of a table or view
   \df [NAME]      scalar functions and their signatures
   \timing [on|off]  toggle printing each statement's time
+  \x [on|off]     toggle expanded rows: one block per record, a line a column
   \format NAME    output format: table, csv, tsv, json, ndjson
+  \set [maxrows N]  rows a table shows at most (first and last halves;
+                  0 shows all; csv, tsv, json, ndjson always print all)
 `
 
 // errCommand marks a failed backslash command (already reported).
@@ -70,21 +74,15 @@ func (sh *shell) command(ctx context.Context, line string) (quit bool, err error
 			return fail(msg)
 		}
 	case `\timing`:
-		switch {
-		case len(args) == 0:
-			sh.timing = !sh.timing
-		case args[0] == "on":
-			sh.timing = true
-		case args[0] == "off":
-			sh.timing = false
-		default:
+		if !toggle(&sh.timing, args) {
 			return fail(fmt.Sprintf(`\timing: want on or off, not %q`, args[0]))
 		}
-		state := "off"
-		if sh.timing {
-			state = "on"
+		fmt.Fprintf(sh.info(), "Timing is %s.\n", onOff(sh.timing))
+	case `\x`:
+		if !toggle(&sh.expanded, args) {
+			return fail(fmt.Sprintf(`\x: want on or off, not %q`, args[0]))
 		}
-		fmt.Fprintf(sh.info(), "Timing is %s.\n", state)
+		fmt.Fprintf(sh.info(), "Expanded display is %s.\n", onOff(sh.expanded))
 	case `\format`:
 		if len(args) != 1 {
 			fmt.Fprintf(sh.info(), "Output format is %s.\n", sh.format)
@@ -95,10 +93,57 @@ func (sh *shell) command(ctx context.Context, line string) (quit bool, err error
 		}
 		sh.format = args[0]
 		fmt.Fprintf(sh.info(), "Output format is %s.\n", sh.format)
+	case `\set`:
+		if msg := sh.set(args); msg != "" {
+			return fail(msg)
+		}
 	default:
 		return fail(fmt.Sprintf(`unknown command %s; \? lists the commands`, name))
 	}
 	return false, nil
+}
+
+// toggle flips *b, or sets it from "on" or "off"; false for anything else.
+func toggle(b *bool, args []string) bool {
+	switch {
+	case len(args) == 0:
+		*b = !*b
+	case len(args) == 1 && args[0] == "on":
+		*b = true
+	case len(args) == 1 && args[0] == "off":
+		*b = false
+	default:
+		return false
+	}
+	return true
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// set shows or changes a shell setting; it returns an error message for a
+// bad one.
+func (sh *shell) set(args []string) string {
+	switch {
+	case len(args) == 0:
+		fmt.Fprintf(sh.info(), "maxrows = %d\n", sh.maxRows)
+		return ""
+	case !strings.EqualFold(args[0], "maxrows"):
+		return fmt.Sprintf(`\set: unknown setting %q (settings: maxrows)`, args[0])
+	case len(args) != 2:
+		return `\set maxrows takes one number`
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil || n < 0 {
+		return fmt.Sprintf(`\set maxrows: want a row count (0 for all), not %q`, args[1])
+	}
+	sh.maxRows = n
+	fmt.Fprintf(sh.info(), "maxrows = %d\n", sh.maxRows)
+	return ""
 }
 
 func (sh *shell) listTables() {

@@ -14,8 +14,11 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// tableSink is the human format. A bounded result is buffered and drawn
-// with tablewriter when it ends, followed by "(N rows)". An unbounded result
+// tableSink is the human format. A bounded result is drawn with tablewriter
+// when it ends, followed by "(N rows)". It keeps at most maxRows rows (the
+// first half and the last half, see keptRows), so a huge result costs a few
+// rows of memory and a screenful of output; the footer says how many more
+// there were. An unbounded result
 // never ends by itself, so it is printed as it arrives in the tableau style
 // of Flink's SQL client: a header once, then one line per row in fixed
 // column widths (values too wide are cut with "..."), flushed per batch.
@@ -28,8 +31,8 @@ type tableSink struct {
 	fns     []appendFunc
 	right   []bool // right-align (numbers)
 	bounded bool
-	cells   [][]string // bounded: every row, rendered at finish
-	widths  []int      // unbounded: fixed column widths
+	kept    keptRows // bounded: the rows shown, rendered at finish
+	widths  []int    // unbounded: fixed column widths
 	buf     []byte
 	line    []byte
 	n       int64
@@ -47,6 +50,7 @@ func (s *tableSink) Columns(schema *arrow.Schema, bounded bool) error {
 	}
 	s.gate.fn = s.opts.beforeOutput
 	if bounded {
+		s.kept = keptRows{max: s.opts.maxRows}
 		return nil
 	}
 	if s.opts.unbounded != nil {
@@ -57,6 +61,9 @@ func (s *tableSink) Columns(schema *arrow.Schema, bounded bool) error {
 		s.widths[i] = max(runewidth.StringWidth(f.Name), typeWidth(f.Type))
 	}
 	s.gate.open()
+	if s.opts.expanded {
+		return nil // records carry their own headers
+	}
 	out := s.border(s.line[:0])
 	out = s.tableauRow(out, func(c int) string { return schema.Field(c).Name })
 	out = s.border(out)
@@ -76,19 +83,24 @@ func (s *tableSink) Batch(b *exec.Batch) error {
 	return forEachRecord(s.opts.mem, b, func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		nrows := int(rec.NumRows())
+		base := s.n
 		s.n += int64(nrows)
 		if s.bounded {
 			for i := 0; i < nrows; i++ {
-				row := make([]string, len(cols))
-				for c, col := range cols {
-					row[c] = s.cell(c, col, i)
+				// Rows the cap drops are never rendered.
+				if !s.kept.needed(base+int64(i), s.n) {
+					continue
 				}
-				s.cells = append(s.cells, row)
+				s.kept.add(base+int64(i), s.rowCells(cols, i))
 			}
 			return nil
 		}
 		out := s.line[:0]
 		for i := 0; i < nrows; i++ {
+			if s.opts.expanded {
+				out = appendRecord(out, s.schema, base+int64(i)+1, s.rowCells(cols, i))
+				continue
+			}
 			out = s.tableauRow(out, func(c int) string {
 				return s.cell(c, cols[c], i)
 			})
@@ -99,6 +111,14 @@ func (s *tableSink) Batch(b *exec.Batch) error {
 		}
 		return s.opts.out.Flush()
 	})
+}
+
+func (s *tableSink) rowCells(cols []arrow.Array, i int) []string {
+	row := make([]string, len(cols))
+	for c, col := range cols {
+		row[c] = s.cell(c, col, i)
+	}
+	return row
 }
 
 // cell renders value i of column c for the table (NULL for SQL NULL).
@@ -184,17 +204,36 @@ func (s *tableSink) finish(execErr error) error {
 		}
 	} else {
 		s.gate.open()
-		if _, err := s.opts.out.Write(s.border(s.line[:0])); err != nil {
-			return err
+		if !s.opts.expanded {
+			if _, err := s.opts.out.Write(s.border(s.line[:0])); err != nil {
+				return err
+			}
 		}
 	}
-	if _, err := fmt.Fprintf(s.opts.out, "%s\n", rowsLabel(s.n)); err != nil {
+	if _, err := fmt.Fprintf(s.opts.out, "%s\n", footer(s.n, s.hidden())); err != nil {
 		return err
 	}
 	return s.opts.out.Flush()
 }
 
 func (s *tableSink) renderBounded() error {
+	head, tail := s.kept.rows()
+	hidden := s.hidden()
+	if s.opts.expanded {
+		out := s.line[:0]
+		for i, row := range head {
+			out = appendRecord(out, s.schema, int64(i)+1, row)
+		}
+		if hidden > 0 {
+			out = fmt.Appendf(out, "... %d more rows\n", hidden)
+		}
+		for i, row := range tail {
+			out = appendRecord(out, s.schema, s.n-int64(len(tail)-i)+1, row)
+		}
+		s.line = out
+		_, err := s.opts.out.Write(out)
+		return err
+	}
 	aligns := make([]tw.Align, len(s.right))
 	for i, r := range s.right {
 		aligns[i] = tw.AlignLeft
@@ -221,10 +260,37 @@ func (s *tableSink) renderBounded() error {
 		names[i] = f.Name
 	}
 	t.Header(names)
-	if err := t.Bulk(s.cells); err != nil {
+	cells := head
+	if hidden > 0 {
+		gap := make([]string, len(names))
+		for i := range gap {
+			gap[i] = "..."
+		}
+		cells = append(append(cells[:len(cells):len(cells)], gap), tail...)
+	} else {
+		cells = append(cells, tail...)
+	}
+	if err := t.Bulk(cells); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
 	return t.Render()
+}
+
+// hidden is how many rows of a bounded result the cap left out.
+func (s *tableSink) hidden() int64 {
+	if !s.bounded {
+		return 0
+	}
+	return s.kept.hidden(s.n)
+}
+
+// footer is the line under a table: the row count, and how many rows the
+// cap left out.
+func footer(n, hidden int64) string {
+	if hidden == 0 {
+		return rowsLabel(n)
+	}
+	return fmt.Sprintf("%s ... %d more rows not shown (\\set maxrows N; 0 shows all)", rowsLabel(n), hidden)
 }
 
 func rowsLabel(n int64) string {

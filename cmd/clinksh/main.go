@@ -158,6 +158,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		out:         out,
 		errw:        stderr,
 		format:      o.format,
+		maxRows:     defaultMaxRows,
 		progressTTY: readline.IsTerminal(int(stderr.Fd())),
 	}
 	if fd := int(stdout.Fd()); readline.IsTerminal(fd) {

@@ -40,6 +40,10 @@ type shell struct {
 	errw   io.Writer     // stderr
 	format string
 	timing bool
+	// maxRows caps bounded results in the table format (\set maxrows;
+	// 0: no cap); expanded prints them one record per block (\x).
+	maxRows  int
+	expanded bool
 	// progressTTY: stderr is a terminal, so the progress line may be drawn.
 	progressTTY bool
 	// termSize, set when stdout is a terminal, reports its width and
@@ -133,7 +137,7 @@ func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, loc s
 func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, err error) {
 	prog := &exec.Progress{}
 	var pl *progressLine
-	opts := sinkOptions{out: sh.out, mem: sh.mem}
+	opts := sinkOptions{out: sh.out, mem: sh.mem, maxRows: sh.maxRows, expanded: sh.expanded}
 	if sh.progressTTY {
 		pl = startProgress(sh.errw, prog, progressDelay, progressInterval)
 		opts.beforeOutput = pl.halt

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,5 +94,57 @@ func TestInteractiveTerminal(t *testing.T) {
 	}
 	if strings.Contains(string(b), "garbage") {
 		t.Errorf("history holds the cleared line:\n%s", b)
+	}
+}
+
+// TestInteractiveRowCapAndExpanded types, on a real terminal, a bounded
+// query of 100 rows: the table shows the default cap of 40 (rows 0-19 and
+// 80-99) with the count of the others; \set maxrows 4 and \x then show
+// four expanded records.
+func TestInteractiveRowCapAndExpanded(t *testing.T) {
+	bin := clinkshBinary(t)
+	term := startTmux(t, 200, 60, "CLINK_HISTORY="+filepath.Join(t.TempDir(), "hist")+" "+bin+"; sleep 60")
+	pane := func() string { return term.run("capture-pane", "-p", "-S", "-5000") }
+	waitFor := func(what string) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			p := pane()
+			if strings.Contains(p, what) {
+				return p
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("pane never showed %q:\n%s", what, p)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	values := make([]string, 100)
+	for i := range values {
+		values[i] = fmt.Sprintf("(%d)", i)
+	}
+	query := "SELECT x FROM (VALUES " + strings.Join(values, ",") + ") t(x);"
+	waitFor(strings.TrimSpace(prompt))
+	term.send(query)
+	p := waitFor("(100 rows) ... 60 more rows not shown")
+	for _, want := range []string{"|   0 |", "|  19 |", "|  80 |", "|  99 |", "| ... |"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("pane lacks %q:\n%s", want, p)
+		}
+	}
+	for _, absent := range []string{"|  20 |", "|  79 |"} {
+		if strings.Contains(p, absent) {
+			t.Errorf("pane shows %q under the cap:\n%s", absent, p)
+		}
+	}
+	term.send(`\set maxrows 4`)
+	term.send(`\x`)
+	waitFor("Expanded display is on.")
+	term.send(query)
+	p = waitFor("(100 rows) ... 96 more rows not shown")
+	for _, want := range []string{"-[ RECORD 1 ]", "x | 0\n", "-[ RECORD 2 ]", "... 96 more rows\n", "-[ RECORD 99 ]", "x | 99\n"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("pane lacks %q:\n%s", want, p)
+		}
 	}
 }
