@@ -26,6 +26,8 @@ query (or clears the line at the prompt); Ctrl-D or \q quits.
   \df [NAME]      scalar functions and their signatures
   \timing [on|off]  toggle printing each statement's time
   \x [on|off]     toggle expanded rows: one block per record, a line a column
+  \i FILE         run the statements and commands of FILE
+  \o [FILE]       send results to FILE (created anew); \o alone: back to stdout
   \format NAME    output format: table, csv, tsv, json, ndjson
   \set [maxrows N]  rows a table shows at most (first and last halves;
                   0 shows all; csv, tsv, json, ndjson always print all)
@@ -93,6 +95,22 @@ func (sh *shell) command(ctx context.Context, line string) (quit bool, err error
 		}
 		sh.format = args[0]
 		fmt.Fprintf(sh.info(), "Output format is %s.\n", sh.format)
+	case `\i`, `\include`:
+		if len(args) != 1 {
+			return fail(`\i takes one file name`)
+		}
+		if msg, err := sh.include(ctx, args[0]); msg != "" {
+			return fail(msg)
+		} else if err != nil {
+			return false, errCommand // reported where it happened
+		}
+	case `\o`, `\out`:
+		if len(args) > 1 {
+			return fail(`\o takes at most one file name`)
+		}
+		if err := sh.redirect(strings.Join(args, "")); err != nil {
+			return fail(`\o: ` + err.Error())
+		}
 	case `\set`:
 		if msg := sh.set(args); msg != "" {
 			return fail(msg)

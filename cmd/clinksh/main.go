@@ -171,6 +171,11 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		}
 	}
 
+	defer func() {
+		if err := sh.closeOutput(); err != nil {
+			fmt.Fprintf(stderr, "clinksh: \\o: %s\n", err)
+		}
+	}()
 	if interactive {
 		return runInteractive(ctx, sh, stderr)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -55,6 +56,15 @@ type shell struct {
 	interrupts <-chan struct{}
 	// mem is the allocator for encoding row batches (tests check it).
 	mem memory.Allocator
+
+	// \o: outFile receives the results while set; stdout and stdoutSize
+	// are out and termSize to go back to.
+	outFile    *os.File
+	stdout     *bufio.Writer
+	stdoutSize func() (width, height int)
+	// includeDepth counts the \i files being run, to stop a file that
+	// includes itself.
+	includeDepth int
 }
 
 // info is where acknowledgements and timings go.
