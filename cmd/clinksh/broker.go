@@ -30,6 +30,10 @@ func runBroker(args []string, stderr *os.File) int {
 	dataDir := fs.String("data-dir", "", "directory that keeps the broker's data across restarts")
 	var topics topicList
 	fs.Var(&topics, "topic", "a topic to create, as name:partitions (repeatable)")
+	setUsage(fs, "clinksh kafka-broker [flags]",
+		"Runs only the embedded Kafka broker (and, with --nexmark-rate, the nexmark\n"+
+			"topic filler) until SIGINT or SIGTERM, for kcat, other Kafka clients and\n"+
+			"other clinksh processes.")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
