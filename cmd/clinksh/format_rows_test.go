@@ -85,12 +85,14 @@ func TestTableRowCap(t *testing.T) {
 				if strings.Join(shown, ",") != strings.Join(want, ",") {
 					t.Errorf("%s: rows %v, want %v\n%s", name, shown, want, got)
 				}
-				footer := fmt.Sprintf("(%d rows)", n)
+				footer := fmt.Sprintf("%d rows, finished", n)
 				if n == 1 {
-					footer = "(1 row)"
+					footer = "1 row, finished"
 				}
 				if capped {
-					footer += fmt.Sprintf(" ... %d more rows not shown", n-maxRows)
+					footer += fmt.Sprintf("; ... %d more rows not shown", n-maxRows)
+				} else {
+					footer += "\n"
 				}
 				if !strings.Contains(got, "\n"+footer) {
 					t.Errorf("%s: footer is not %q:\n%s", name, footer, got)
@@ -142,7 +144,7 @@ func TestTableRowCapKeepsFewRows(t *testing.T) {
 // result, with the cap's gap between head and tail.
 func TestExpandedRows(t *testing.T) {
 	got := capRun(t, formatTable, sinkOptions{maxRows: 2, expanded: true}, 5, 2)
-	want := "-[ RECORD 1 ]\nx | 0\n... 3 more rows\n-[ RECORD 5 ]\nx | 4\n(5 rows) ... 3 more rows not shown (\\set maxrows N; 0 shows all)\n"
+	want := "-[ RECORD 1 ]\nx | 0\n... 3 more rows\n-[ RECORD 5 ]\nx | 4\n5 rows, finished; ... 3 more rows not shown (\\set maxrows N, 0 for all)\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -160,7 +162,7 @@ func TestShellSetMaxRowsAndExpanded(t *testing.T) {
 	out := ts.stdout.String()
 	for _, want := range []string{
 		"maxrows = 2\n",
-		"(4 rows) ... 2 more rows not shown",
+		"4 rows, finished; ... 2 more rows not shown",
 		"Expanded display is on.\n",
 		"-[ RECORD 1 ]",
 		"-[ RECORD 4 ]",

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,6 +14,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 // tableSink is the human format. A bounded result is drawn with tablewriter
@@ -123,7 +126,7 @@ func (s *tableSink) rowCells(cols []arrow.Array, i int) []string {
 
 // cell renders value i of column c for the table (NULL for SQL NULL).
 func (s *tableSink) cell(c int, col arrow.Array, i int) string {
-	if col.IsNull(i) {
+	if sqlvalue.IsNull(col, i) {
 		return "NULL"
 	}
 	s.buf = s.fns[c](col, i, s.buf[:0])
@@ -210,7 +213,7 @@ func (s *tableSink) finish(execErr error) error {
 			}
 		}
 	}
-	if _, err := fmt.Fprintf(s.opts.out, "%s\n", footer(s.n, s.hidden())); err != nil {
+	if _, err := fmt.Fprintf(s.opts.out, "%s\n", footer(s.n, s.hidden(), execErr)); err != nil {
 		return err
 	}
 	return s.opts.out.Flush()
@@ -284,20 +287,29 @@ func (s *tableSink) hidden() int64 {
 	return s.kept.hidden(s.n)
 }
 
-// footer is the line under a table: the row count, and how many rows the
-// cap left out.
-func footer(n, hidden int64) string {
-	if hidden == 0 {
-		return rowsLabel(n)
+// footer is the line under a table, in the words the kernel uses: the row
+// count, how the query ended (finished, interrupted, failed) and how many
+// rows the cap left out, e.g. "5 rows, finished".
+func footer(n, hidden int64, execErr error) string {
+	state := "finished"
+	switch {
+	case errors.Is(execErr, context.Canceled):
+		state = "interrupted"
+	case execErr != nil:
+		state = "failed"
 	}
-	return fmt.Sprintf("%s ... %d more rows not shown (\\set maxrows N; 0 shows all)", rowsLabel(n), hidden)
+	text := rowsLabel(n) + ", " + state
+	if hidden > 0 {
+		text += fmt.Sprintf("; ... %d more rows not shown (\\set maxrows N, 0 for all)", hidden)
+	}
+	return text
 }
 
 func rowsLabel(n int64) string {
 	if n == 1 {
-		return "(1 row)"
+		return "1 row"
 	}
-	return fmt.Sprintf("(%d rows)", n)
+	return fmt.Sprintf("%d rows", n)
 }
 
 func isNumeric(dt arrow.DataType) bool {

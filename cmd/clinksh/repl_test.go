@@ -47,7 +47,7 @@ func TestREPLSession(t *testing.T) {
 	}
 	out, errs := ts.stdout.String(), ts.stderr.String()
 	for _, want := range []string{
-		"(1 row)",
+		"1 row, finished",
 		"| bid  | table | nexmark   |", // \d
 		"| v    | view  |",
 		"bid: table (nexmark), unbounded", // \d bid
@@ -150,7 +150,7 @@ func TestREPLCancelRunningStatement(t *testing.T) {
 	}
 	// The stream printed its header and first row, closed its table, and
 	// the next statement ran.
-	if !strings.Contains(out, "|                    0 |") || !strings.Contains(out, "(1 row)") {
+	if !strings.Contains(out, "|                    0 |") || !strings.Contains(out, "1 row, interrupted") {
 		t.Errorf("stdout:\n%s", out)
 	}
 }

@@ -47,7 +47,7 @@ func TestInteractiveTerminal(t *testing.T) {
 	send("SELECT 1 AS a,")
 	waitFor(strings.TrimRight(contPrompt, " "), 1)
 	send("  2 AS b;")
-	waitFor("(1 row)", 1)
+	waitFor("1 row, finished", 1)
 	waitFor(strings.TrimSpace(prompt), 2)
 
 	// An unbounded query streams until Ctrl-C, which cancels it only.
@@ -126,7 +126,7 @@ func TestInteractiveRowCapAndExpanded(t *testing.T) {
 	query := "SELECT x FROM (VALUES " + strings.Join(values, ",") + ") t(x);"
 	waitFor(strings.TrimSpace(prompt))
 	term.send(query)
-	p := waitFor("(100 rows) ... 60 more rows not shown")
+	p := waitFor("100 rows, finished; ... 60 more rows not shown")
 	for _, want := range []string{"|   0 |", "|  19 |", "|  80 |", "|  99 |", "| ... |"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("pane lacks %q:\n%s", want, p)
@@ -141,7 +141,7 @@ func TestInteractiveRowCapAndExpanded(t *testing.T) {
 	term.send(`\x`)
 	waitFor("Expanded display is on.")
 	term.send(query)
-	p = waitFor("(100 rows) ... 96 more rows not shown")
+	p = waitFor("100 rows, finished; ... 96 more rows not shown")
 	for _, want := range []string{"-[ RECORD 1 ]", "x | 0\n", "-[ RECORD 2 ]", "... 96 more rows\n", "-[ RECORD 99 ]", "x | 99\n"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("pane lacks %q:\n%s", want, p)
