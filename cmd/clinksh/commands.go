@@ -29,6 +29,7 @@ query (or clears the line at the prompt); Ctrl-D or \q quits.
   \i FILE         run the statements and commands of FILE
   \o [FILE]       send results to FILE (created anew); \o alone: back to stdout
   \format NAME    output format: table, csv, tsv, json, ndjson
+  \pset pager [on|off]  page tables taller than the terminal ($PAGER, else less)
   \set [maxrows N]  rows a table shows at most (first and last halves;
                   0 shows all; csv, tsv, json, ndjson always print all)
 `
@@ -111,6 +112,19 @@ func (sh *shell) command(ctx context.Context, line string) (quit bool, err error
 		if err := sh.redirect(strings.Join(args, "")); err != nil {
 			return fail(`\o: ` + err.Error())
 		}
+	case `\pset`, `\pager`:
+		if name == `\pset` {
+			if len(args) == 0 || args[0] != "pager" {
+				return fail(`\pset: only "pager" is a setting (\pset pager on|off)`)
+			}
+			args = args[1:]
+		}
+		on := !sh.noPager
+		if !toggle(&on, args) {
+			return fail(fmt.Sprintf(`\pset pager: want on or off, not %q`, args[0]))
+		}
+		sh.noPager = !on
+		fmt.Fprintf(sh.info(), "Pager is %s.\n", onOff(on))
 	case `\set`:
 		if msg := sh.set(args); msg != "" {
 			return fail(msg)

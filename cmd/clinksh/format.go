@@ -58,6 +58,9 @@ type sinkOptions struct {
 	maxRows int
 	// expanded prints the table format one record per block (\x).
 	expanded bool
+	// page, when set, takes a bounded table whole (its text and footer)
+	// instead of out: the shell's pager.
+	page func(text []byte) error
 }
 
 func newSink(format string, o sinkOptions) sink {

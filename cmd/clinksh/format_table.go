@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -195,31 +197,46 @@ func (s *tableSink) finish(execErr error) error {
 	if s.schema == nil {
 		return s.opts.out.Flush()
 	}
-	if s.bounded {
-		// A failed query shows its error, not half a table; a cancelled
-		// one shows nothing either (the shell says it was cancelled).
-		if execErr != nil {
-			return s.opts.out.Flush()
-		}
-		s.gate.open()
-		if err := s.renderBounded(); err != nil {
-			return err
-		}
-	} else {
+	if !s.bounded {
 		s.gate.open()
 		if !s.opts.expanded {
 			if _, err := s.opts.out.Write(s.border(s.line[:0])); err != nil {
 				return err
 			}
 		}
+		if _, err := fmt.Fprintf(s.opts.out, "%s\n", footer(s.n, 0, execErr)); err != nil {
+			return err
+		}
+		return s.opts.out.Flush()
 	}
-	if _, err := fmt.Fprintf(s.opts.out, "%s\n", footer(s.n, s.hidden(), execErr)); err != nil {
+	// A failed query shows its error, not half a table; a cancelled one
+	// shows nothing either (the shell says it was cancelled).
+	if execErr != nil {
+		return s.opts.out.Flush()
+	}
+	s.gate.open()
+	// With a pager the whole table goes to it, which shows it when it is
+	// taller than the screen.
+	var paged bytes.Buffer
+	w := io.Writer(s.opts.out)
+	if s.opts.page != nil {
+		w = &paged
+	}
+	if err := s.renderBounded(w); err != nil {
 		return err
+	}
+	if _, err := fmt.Fprintf(w, "%s\n", footer(s.n, s.hidden(), nil)); err != nil {
+		return err
+	}
+	if s.opts.page != nil {
+		if err := s.opts.page(paged.Bytes()); err != nil {
+			return err
+		}
 	}
 	return s.opts.out.Flush()
 }
 
-func (s *tableSink) renderBounded() error {
+func (s *tableSink) renderBounded(w io.Writer) error {
 	head, tail := s.kept.rows()
 	hidden := s.hidden()
 	if s.opts.expanded {
@@ -234,7 +251,7 @@ func (s *tableSink) renderBounded() error {
 			out = appendRecord(out, s.schema, s.n-int64(len(tail)-i)+1, row)
 		}
 		s.line = out
-		_, err := s.opts.out.Write(out)
+		_, err := w.Write(out)
 		return err
 	}
 	aligns := make([]tw.Align, len(s.right))
@@ -244,7 +261,7 @@ func (s *tableSink) renderBounded() error {
 			aligns[i] = tw.AlignRight
 		}
 	}
-	t := tablewriter.NewTable(s.opts.out,
+	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 	)
 	t.Configure(func(cfg *tablewriter.Config) {

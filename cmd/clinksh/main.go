@@ -172,6 +172,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		progressTTY: readline.IsTerminal(int(stderr.Fd())),
 	}
 	if fd := int(stdout.Fd()); readline.IsTerminal(fd) {
+		sh.pagerOut = stdout
 		sh.termSize = func() (int, int) {
 			w, h, err := readline.GetSize(fd)
 			if err != nil || h <= 0 {

@@ -62,6 +62,10 @@ type shell struct {
 	outFile    *os.File
 	stdout     *bufio.Writer
 	stdoutSize func() (width, height int)
+	// pagerOut is the terminal the pager draws on (stdout, when it is
+	// one); noPager is \pset pager off.
+	pagerOut io.Writer
+	noPager  bool
 	// includeDepth counts the \i files being run, to stop a file that
 	// includes itself.
 	includeDepth int
@@ -148,6 +152,9 @@ func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, e
 	prog := &exec.Progress{}
 	var pl *progressLine
 	opts := sinkOptions{out: sh.out, mem: sh.mem, maxRows: sh.maxRows, expanded: sh.expanded}
+	if sh.pagerOn() {
+		opts.page = sh.page
+	}
 	if sh.progressTTY {
 		pl = startProgress(sh.errw, prog, progressDelay, progressInterval)
 		opts.beforeOutput = pl.halt

@@ -148,3 +148,50 @@ func TestInteractiveRowCapAndExpanded(t *testing.T) {
 		}
 	}
 }
+
+// TestInteractivePager: on a terminal a table taller than the screen goes
+// through $PAGER (here a sed that marks every line, standing in for less),
+// a short one does not, and \pset pager off prints the tall one directly.
+func TestInteractivePager(t *testing.T) {
+	bin := clinkshBinary(t)
+	dir := t.TempDir()
+	term := startTmux(t, 120, 30, "PAGER=\"sed 's/^/PAGED:/'\" CLINK_HISTORY="+filepath.Join(dir, "hist")+" "+bin+"; sleep 60")
+	pane := func() string { return term.run("capture-pane", "-p", "-S", "-5000") }
+	waitFor := func(what string) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			p := pane()
+			if strings.Contains(p, what) {
+				return p
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("pane never showed %q:\n%s", what, p)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	values := make([]string, 50)
+	for i := range values {
+		values[i] = fmt.Sprintf("(%d)", i)
+	}
+	tall := "SELECT x FROM (VALUES " + strings.Join(values, ",") + ") t(x);"
+	waitFor(strings.TrimSpace(prompt))
+	term.send(`\set maxrows 0`)
+	term.send("SELECT 7 AS short;")
+	p := waitFor("1 row, finished")
+	if strings.Contains(p, "PAGED:") {
+		t.Errorf("a one-row table went through the pager:\n%s", p)
+	}
+	term.send(tall)
+	p = waitFor("PAGED:50 rows, finished")
+	if !strings.Contains(p, "PAGED:| 49 |") {
+		t.Errorf("the pager did not get the rows:\n%s", p)
+	}
+	term.send(`\pset pager off`)
+	waitFor("Pager is off.")
+	term.send("SELECT 'direct' AS marker;")
+	waitFor("| direct |")
+	term.send(tall)
+	waitFor("\n50 rows, finished")
+}
