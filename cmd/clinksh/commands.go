@@ -13,7 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/clink-sql/clink/engine"
-	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 const helpText = `Statements end with ';' and may span lines. Ctrl-C cancels a running
@@ -63,7 +63,7 @@ func (sh *shell) command(ctx context.Context, line string) (quit bool, err error
 		case 0:
 			sh.listTables()
 		case 1:
-			if msg := sh.describe(args[0]); msg != "" {
+			if msg := sh.describe(ctx, args[0]); msg != "" {
 				return fail(msg)
 			}
 		default:
@@ -188,9 +188,10 @@ func (sh *shell) listTables() {
 	sh.printTable([]string{"Name", "Kind", "Connector"}, rows)
 }
 
-// describe prints a table's columns; it returns an error message when
-// there is nothing to describe.
-func (sh *shell) describe(name string) string {
+// describe prints a table's kind and then what DESCRIBE says of it, so \d
+// and DESCRIBE cannot disagree; it returns an error message when there is
+// nothing to describe.
+func (sh *shell) describe(ctx context.Context, name string) string {
 	var found *engine.TableInfo
 	tables := sh.sess.Tables()
 	for i := range tables {
@@ -205,14 +206,6 @@ func (sh *shell) describe(name string) string {
 	if found.Schema == nil {
 		return fmt.Sprintf("%s %q has no resolved columns", found.Kind, found.Name)
 	}
-	rows := make([][]string, found.Schema.NumFields())
-	for i, f := range found.Schema.Fields() {
-		null := "YES"
-		if !f.Nullable {
-			null = "NO"
-		}
-		rows[i] = []string{f.Name, sql.TypeString(f.Type), null}
-	}
 	kind := found.Kind
 	if found.Connector != "" {
 		kind += " (" + found.Connector + ")"
@@ -223,7 +216,15 @@ func (sh *shell) describe(name string) string {
 		kind += ", unbounded"
 	}
 	fmt.Fprintf(sh.out, "%s: %s\n", found.Name, kind)
-	sh.printTable([]string{"Column", "Type", "Nullable"}, rows)
+	// The human format whatever the result format, as for \d's list.
+	snk := newSink(formatTable, sinkOptions{out: sh.out, mem: sh.mem})
+	_, err := sh.sess.Execute(ctx, "DESCRIBE "+sqlvalue.QuoteIdent(found.Name), snk, engine.ExecOptions{})
+	if ferr := snk.finish(err); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err.Error()
+	}
 	return ""
 }
 

@@ -179,3 +179,20 @@ func TestE2EUntypedNull(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EDescribeAgrees: \d NAME shows the kind of the table and then
+// exactly the table DESCRIBE NAME prints.
+func TestE2EDescribeAgrees(t *testing.T) {
+	d := runClinksh(t, "", "-c", `\d bid`)
+	desc := runClinksh(t, "", "-c", "DESCRIBE bid")
+	if d.code != 0 || desc.code != 0 {
+		t.Fatalf(`\d: exit %d %q; DESCRIBE: exit %d %q`, d.code, d.stderr, desc.code, desc.stderr)
+	}
+	kind, table, _ := strings.Cut(d.stdout, "\n")
+	if !strings.HasPrefix(kind, "bid: ") || !strings.HasSuffix(kind, "unbounded") {
+		t.Errorf("first line %q", kind)
+	}
+	if table != desc.stdout || !strings.Contains(table, "| auction ") {
+		t.Errorf("\\d bid:\n%s\nDESCRIBE bid:\n%s", table, desc.stdout)
+	}
+}
