@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,5 +95,54 @@ func TestE2EStdinErrorLine(t *testing.T) {
 	}
 	if want := "ERROR at line 4, column 3: "; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr %q, want it to hold %q", r.stderr, want)
+	}
+}
+
+// TestE2EMetricsServeWhileStdinOpen: --metrics-addr serves from the start,
+// while the statements of stdin are still to come.
+func TestE2EMetricsServeWhileStdinOpen(t *testing.T) {
+	cmd := exec.Command(clinkshBinary(t), "--metrics-addr", "127.0.0.1:0", "--format", "csv")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CLINK_HISTORY="+filepath.Join(cmd.Dir, "hist"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderrPipe)
+		for sc.Scan() {
+			if _, url, ok := strings.Cut(sc.Text(), "metrics on "); ok {
+				urls <- url
+			}
+		}
+		close(urls)
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no metrics address while stdin is open")
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(body) == 0 {
+		t.Errorf("GET %s: %s, %d bytes", url, resp.Status, len(body))
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Error(err)
 	}
 }
