@@ -104,26 +104,8 @@ func TestInteractiveTerminal(t *testing.T) {
 func TestInteractiveRowCapAndExpanded(t *testing.T) {
 	bin := clinkshBinary(t)
 	term := startTmux(t, 200, 60, "CLINK_HISTORY="+filepath.Join(t.TempDir(), "hist")+" "+bin+"; sleep 60")
-	pane := func() string { return term.run("capture-pane", "-p", "-S", "-5000") }
-	waitFor := func(what string) string {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			p := pane()
-			if strings.Contains(p, what) {
-				return p
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("pane never showed %q:\n%s", what, p)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	values := make([]string, 100)
-	for i := range values {
-		values[i] = fmt.Sprintf("(%d)", i)
-	}
-	query := "SELECT x FROM (VALUES " + strings.Join(values, ",") + ") t(x);"
+	waitFor := term.waitFor
+	query := valuesQuery(100)
 	waitFor(strings.TrimSpace(prompt))
 	term.send(query)
 	p := waitFor("100 rows, finished; ... 60 more rows not shown")
@@ -156,26 +138,8 @@ func TestInteractivePager(t *testing.T) {
 	bin := clinkshBinary(t)
 	dir := t.TempDir()
 	term := startTmux(t, 120, 30, "PAGER=\"sed 's/^/PAGED:/'\" CLINK_HISTORY="+filepath.Join(dir, "hist")+" "+bin+"; sleep 60")
-	pane := func() string { return term.run("capture-pane", "-p", "-S", "-5000") }
-	waitFor := func(what string) string {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			p := pane()
-			if strings.Contains(p, what) {
-				return p
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("pane never showed %q:\n%s", what, p)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	values := make([]string, 50)
-	for i := range values {
-		values[i] = fmt.Sprintf("(%d)", i)
-	}
-	tall := "SELECT x FROM (VALUES " + strings.Join(values, ",") + ") t(x);"
+	waitFor := term.waitFor
+	tall := valuesQuery(50)
 	waitFor(strings.TrimSpace(prompt))
 	term.send(`\set maxrows 0`)
 	term.send("SELECT 7 AS short;")
@@ -194,4 +158,13 @@ func TestInteractivePager(t *testing.T) {
 	waitFor("| direct |")
 	term.send(tall)
 	waitFor("\n50 rows, finished")
+}
+
+// valuesQuery is a bounded query of n rows, x = 0 ... n-1.
+func valuesQuery(n int) string {
+	values := make([]string, n)
+	for i := range values {
+		values[i] = fmt.Sprintf("(%d)", i)
+	}
+	return "SELECT x FROM (VALUES " + strings.Join(values, ",") + ") t(x);"
 }
