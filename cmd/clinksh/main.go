@@ -193,7 +193,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	// A script: Ctrl-C cancels the statement running and stops the script.
 	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	err = sh.runLines(sigCtx, lines, loc)
+	err = sh.runLines(sigCtx, cancelableLines{lines, sigCtx}, loc)
 	switch {
 	case err == nil:
 		return exitOK

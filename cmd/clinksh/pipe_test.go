@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -144,5 +145,43 @@ func TestE2EMetricsServeWhileStdinOpen(t *testing.T) {
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestE2EInterruptWhileWaitingForStdin: Ctrl-C (SIGINT) stops a script
+// that waits for its next line on an open pipe, with exit code 130.
+func TestE2EInterruptWhileWaitingForStdin(t *testing.T) {
+	cmd := exec.Command(clinkshBinary(t), "--format", "csv")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CLINK_HISTORY="+filepath.Join(cmd.Dir, "hist"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if _, err := io.WriteString(stdin, "SELECT 1 AS a;\n"); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for want := range strings.SplitSeq("a 1", " ") { // the shell is now reading again
+		if !sc.Scan() || sc.Text() != want {
+			t.Fatalf("stdout %q, want %q", sc.Text(), want)
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Errorf("exit: %v, want code %d", err, exitInterrupted)
 	}
 }

@@ -125,3 +125,33 @@ func (sh *shell) runStatements(ctx context.Context, script string, first int, lo
 func (sh *shell) runScript(ctx context.Context, script string) error {
 	return sh.runLines(ctx, newReaderLines(strings.NewReader(script), nil), scriptLoc{})
 }
+
+// cancelableLines returns from a read that blocks (a coprocess's stdin
+// with nothing to say) when ctx ends, so Ctrl-C stops a script that is
+// waiting for its next line. The abandoned read is left to the exit.
+type cancelableLines struct {
+	lineReader
+	ctx context.Context
+}
+
+type readResult struct {
+	line string
+	err  error
+}
+
+func (c cancelableLines) Readline() (string, error) {
+	if err := c.ctx.Err(); err != nil {
+		return "", err
+	}
+	res := make(chan readResult, 1)
+	go func() {
+		line, err := c.lineReader.Readline()
+		res <- readResult{line, err}
+	}()
+	select {
+	case r := <-res:
+		return r.line, r.err
+	case <-c.ctx.Done():
+		return "", c.ctx.Err()
+	}
+}
