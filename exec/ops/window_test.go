@@ -456,3 +456,44 @@ func TestWatermarkAssigner(t *testing.T) {
 		})
 	}
 }
+
+// An assigner following a source with per-partition clocks emits nothing
+// before the source's first watermark (a partition that has not produced
+// yet may bring the oldest records), then never runs ahead of it.
+func TestWatermarkAssignerFollowsSource(t *testing.T) {
+	for _, columnar := range []bool{false, true} {
+		t.Run(fmt.Sprint("columnar=", columnar), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			ctx := context.Background()
+			a := NewWatermarkAssigner(1, 4*time.Second, mem)
+			a.FollowSource()
+			defer a.Close()
+			out := &capture{}
+			// One partition's minute of records: no watermark yet.
+			feed(t, mem, a, out, columnar, exec.Row{int64(1), ms(10_000), int64(1)}, exec.Row{int64(2), ms(59_000), int64(2)})
+			if len(out.wms) != 0 {
+				t.Fatalf("watermarks %v before the source reported its clock", out.wms)
+			}
+			// The other partition's first records (2 s) are not behind.
+			feed(t, mem, a, out, columnar, exec.Row{int64(3), ms(2000), int64(3)})
+			if a.Behind() != 0 {
+				t.Fatalf("%d records behind, want none", a.Behind())
+			}
+			// The source's clock (min over partitions, 2 s) bounds it.
+			if err := a.OnWatermark(ctx, 2_000_000, out); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.OnWatermark(ctx, 30_000_000, out); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Finish(ctx, 0, out); err != nil {
+				t.Fatal(err)
+			}
+			if want := []int64{-2_000_000, 26_000_000, exec.MaxWatermark}; fmt.Sprint(out.wms) != fmt.Sprint(want) {
+				t.Errorf("watermarks %v, want %v", out.wms, want)
+			}
+			out.rows()
+		})
+	}
+}
