@@ -96,60 +96,100 @@ func TestSlowPartitionHoldsWatermark(t *testing.T) {
 	etProduce(t, e.Addr(), etRecords("ev", 0, 60))
 	s := newSession(t)
 	exec1(t, s, etDDL(e.Addr(), "ev"))
-
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	rows := make(chan string, 16)
-	w := &rowsWriter{}
-	sent := 0
-	w.onRow = func(n int) error { // after each batch, with n rows so far
-		for ; sent < n; sent++ {
-			rows <- w.rows[sent]
-		}
-		return nil
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.Execute(ctx, etQuery+" LIMIT 5", w, engine.ExecOptions{})
-		done <- err
-	}()
+	st := startStream(t, s, etQuery+" LIMIT 5")
 	// Nothing fires while partition 1 has brought nothing (its first
 	// records may be the oldest of all). The wait only gives a wrong
 	// implementation the chance to fire; it asserts no timing.
 	select {
-	case r := <-rows:
+	case r := <-st.rows:
 		t.Fatalf("a window fired before partition 1 produced: %s", r)
-	case err := <-done:
+	case err := <-st.done:
 		t.Fatalf("the query ended by itself: %v", err)
 	case <-time.After(time.Second):
 	}
 	etProduce(t, e.Addr(), etRecords("ev", 1, 60))
-	var got []string
-	for len(got) < 5 {
-		select {
-		case r := <-rows:
-			got = append(got, r)
-		case err := <-done:
-			// The rows were sent before the query ended.
-			for len(rows) > 0 {
-				got = append(got, <-rows)
-			}
-			if err != nil || len(got) < 5 {
-				t.Fatalf("the query ended (%v) with %d windows: %v", err, len(got), got)
-			}
-			done <- nil
-		case <-ctx.Done():
-			t.Fatalf("only %d windows within 60 s: %v", len(got), got)
-		}
-	}
-	if err := <-done; err != nil {
-		t.Fatalf("LIMIT 5 must end the query: %v", err)
-	}
-	for _, r := range got {
+	for _, r := range st.collect(t, 5) {
 		if !strings.HasSuffix(r, " | 20") {
 			t.Errorf("window %q: want 20 rows (10 s of each partition)", r)
 		}
 	}
+}
+
+// 'scan.watermark.idle-timeout' is judged on a timer: partition 1 never
+// produces, partition 0's minute of records all arrive at once, and then
+// nothing arrives anywhere. Once partition 1 has been idle for 500 ms the
+// watermark moves to partition 0's clock (59 s - 4 s) and five windows of
+// 10 fire, with no record arriving to trigger them.
+func TestIdleTimeoutFiresWithoutRecords(t *testing.T) {
+	checkedMem(t)
+	e := startBroker(t, "ev:2")
+	etProduce(t, e.Addr(), etRecords("ev", 0, 60))
+	s := newSession(t)
+	exec1(t, s, etDDL(e.Addr(), "ev", "'scan.watermark.idle-timeout' = '500 ms'"))
+	st := startStream(t, s, etQuery+" LIMIT 5")
+	for _, r := range st.collect(t, 5) {
+		if !strings.HasSuffix(r, " | 10") {
+			t.Errorf("window %q: want 10 rows (partition 0's)", r)
+		}
+	}
+}
+
+// stream is an unbounded query running in the background, its rows
+// handed over as they arrive.
+type stream struct {
+	ctx  context.Context
+	rows chan string
+	done chan error
+}
+
+func startStream(t *testing.T, s *engine.Session, q string) *stream {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	st := &stream{ctx: ctx, rows: make(chan string, 64), done: make(chan error, 1)}
+	w := &rowsWriter{}
+	sent := 0
+	w.onRow = func(n int) error { // after each batch, with n rows so far
+		for ; sent < n; sent++ {
+			st.rows <- w.rows[sent]
+		}
+		return nil
+	}
+	go func() {
+		_, err := s.Execute(ctx, q, w, engine.ExecOptions{})
+		st.done <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-st.done
+	})
+	return st
+}
+
+// collect waits for n rows, then for the query (with a LIMIT n) to end.
+// The 60 s deadline only bounds a failing run.
+func (st *stream) collect(t *testing.T, n int) []string {
+	t.Helper()
+	var got []string
+	for len(got) < n {
+		select {
+		case r := <-st.rows:
+			got = append(got, r)
+		case err := <-st.done:
+			st.done <- err // for the wait below and the cleanup
+			for len(st.rows) > 0 { // rows sent before the query ended
+				got = append(got, <-st.rows)
+			}
+			if err != nil || len(got) < n {
+				t.Fatalf("the query ended (%v) with %d rows: %v", err, len(got), got)
+			}
+		case <-st.ctx.Done():
+			t.Fatalf("only %d rows within 60 s: %v", len(got), got)
+		}
+	}
+	if err := <-st.done; err != nil {
+		t.Fatalf("LIMIT %d must end the query: %v", n, err)
+	}
+	st.done <- nil // for the cleanup
+	return got
 }
 
 // lateDropped is the window aggregate's "late records dropped" in an

@@ -193,12 +193,29 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 
 	wm := exec.MinWatermark
 	clocks := newPartitionClocks(parts, cfg.idle, time.Now()) // watermark.go
+	// The idle timeout is judged on a timer too: a partition goes idle,
+	// and the watermark moves on, while no record arrives anywhere.
+	idleTimer := time.NewTimer(time.Hour)
+	defer idleTimer.Stop()
+	rearm := func() {
+		idleTimer.Stop()
+		if d := clocks.nextIdle(time.Now()); d > 0 {
+			idleTimer.Reset(d)
+		}
+	}
+	rearm()
 	for clocks.live() > 0 {
 		var r decoded
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case r = <-results:
+		case <-idleTimer.C:
+			if err := s.advance(ctx, out, clocks, &wm); err != nil {
+				return stopIsEnd(err)
+			}
+			rearm()
+			continue
 		}
 		if r.err != nil {
 			return r.err
@@ -227,6 +244,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		if err := s.advance(ctx, out, clocks, &wm); err != nil {
 			return stopIsEnd(err)
 		}
+		rearm()
 	}
 	return emitEnd(ctx, out)
 }

@@ -14,8 +14,14 @@ import (
 // first records may be the oldest of all), unless it is idle: with
 // 'scan.watermark.idle-timeout' a partition that brought no record for
 // that long, from the start of the scan or since its last record, stops
-// counting until it brings one again. When every partition is idle the
-// watermark stays where it is.
+// counting until it brings one again.
+//
+// The clock is judged on a timer as well as on arrivals (the idle timer in
+// Source.Run), so a partition goes idle, and the watermark moves on, while
+// no record arrives at all. When every partition is idle, the watermark is
+// the one they left as they went idle one after another: the minimum over
+// those that brought records last. So the result does not depend on
+// whether the timer woke between two partitions going idle or after both.
 type partitionClocks struct {
 	idle  time.Duration
 	parts map[int32]*partClock
@@ -61,22 +67,51 @@ func (c *partitionClocks) idleAt(pc *partClock, now time.Time) bool {
 
 // watermark is the source's watermark at now, in microseconds:
 // exec.MinWatermark while a counting partition has no record yet, and ok =
-// false when nothing counts (no partition left, or every one idle).
+// false when no partition is left.
 func (c *partitionClocks) watermark(now time.Time) (wm int64, ok bool) {
-	w := int64(exec.MaxWatermark)
-	counted := false
+	if len(c.parts) == 0 {
+		return 0, false
+	}
+	allIdle := true
+	var last time.Time // when the most recently active partition brought records
 	for _, pc := range c.parts {
-		if c.idleAt(pc, now) {
+		allIdle = allIdle && c.idleAt(pc, now)
+		if pc.active.After(last) {
+			last = pc.active
+		}
+	}
+	w := int64(exec.MaxWatermark)
+	for _, pc := range c.parts {
+		counts := !c.idleAt(pc, now)
+		if allIdle {
+			counts = !pc.active.Before(last) // the last to go idle
+		}
+		if !counts {
 			continue
 		}
-		counted = true
 		if pc.maxTs == minTs {
 			return exec.MinWatermark, true
 		}
 		w = min(w, pc.maxTs)
 	}
-	if !counted {
-		return 0, false
-	}
 	return w * 1000, true
+}
+
+// nextIdle is how long until some counting partition turns idle (0: none
+// will, without an idle timeout): the source's timer wakes then.
+func (c *partitionClocks) nextIdle(now time.Time) time.Duration {
+	if c.idle <= 0 {
+		return 0
+	}
+	next := time.Duration(0)
+	for _, pc := range c.parts {
+		if c.idleAt(pc, now) {
+			continue
+		}
+		d := c.idle - now.Sub(pc.active) + time.Millisecond
+		if next == 0 || d < next {
+			next = d
+		}
+	}
+	return next
 }

@@ -46,6 +46,9 @@ func TestPartitionClocksIdle(t *testing.T) {
 	if w, _ := c.watermark(start.Add(9 * time.Second)); w != exec.MinWatermark {
 		t.Fatalf("partition 1 not idle yet: watermark %d", w)
 	}
+	if d := c.nextIdle(start.Add(9 * time.Second)); d <= 0 || d > 2*time.Second {
+		t.Fatalf("next idle in %s, want about 1 s (partition 1)", d)
+	}
 	if w, _ := c.watermark(start.Add(10*time.Second + time.Millisecond)); w != 5000*1000 {
 		t.Fatalf("partition 1 idle: watermark %d, want 5000 ms", w)
 	}
@@ -54,8 +57,32 @@ func TestPartitionClocksIdle(t *testing.T) {
 	if w, _ := c.watermark(start.Add(11 * time.Second)); w != 3000*1000 {
 		t.Fatalf("partition 1 back: watermark %d, want 3000 ms", w)
 	}
-	// Everything idle: nothing counts and the watermark stays put.
-	if _, ok := c.watermark(start.Add(time.Hour)); ok {
-		t.Fatal("every partition idle, yet a watermark was computed")
+	// Everything idle: the watermark partition 1, the last to go idle,
+	// left (it went idle alone, 10 s after the others).
+	if w, ok := c.watermark(start.Add(time.Hour)); !ok || w != 3000*1000 {
+		t.Fatalf("every partition idle: watermark %d (ok %v), want 3000 ms", w, ok)
+	}
+	if d := c.nextIdle(start.Add(time.Hour)); d != 0 {
+		t.Fatalf("every partition idle: next idle in %s, want none", d)
+	}
+}
+
+// The idle timer may wake only after every partition went idle; the
+// watermark is still the one the partitions left going idle one by one.
+func TestPartitionClocksTimerLate(t *testing.T) {
+	start := time.Unix(1000, 0)
+	c := newPartitionClocks([]int32{0, 1}, 500*time.Millisecond, start)
+	c.observe(0, 59_000, true, start.Add(time.Millisecond))
+	// Partition 1 never produced: idle from 500 ms, partition 0 from 501 ms.
+	if w, _ := c.watermark(start.Add(500*time.Millisecond + time.Microsecond)); w != 59_000*1000 {
+		t.Fatalf("partition 1 idle: watermark %d, want 59 s", w)
+	}
+	if w, ok := c.watermark(start.Add(time.Minute)); !ok || w != 59_000*1000 {
+		t.Fatalf("both idle: watermark %d (ok %v), want 59 s", w, ok)
+	}
+	// Nothing produced anywhere: idle or not, no clock.
+	e := newPartitionClocks([]int32{0, 1}, 500*time.Millisecond, start)
+	if w, _ := e.watermark(start.Add(time.Minute)); w != exec.MinWatermark {
+		t.Fatalf("no records: watermark %d, want the minimum", w)
 	}
 }
