@@ -174,7 +174,8 @@ func (st *stream) collect(t *testing.T, n int) []string {
 		case r := <-st.rows:
 			got = append(got, r)
 		case err := <-st.done:
-			st.done <- err // for the wait below and the cleanup
+			// Put it back for the wait below and the cleanup.
+			st.done <- err
 			for len(st.rows) > 0 { // rows sent before the query ended
 				got = append(got, <-st.rows)
 			}
