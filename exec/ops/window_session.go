@@ -96,9 +96,9 @@ func (w *WindowAggregate) sessionKeys(in *arrow.Schema) error {
 	return nil
 }
 
-// sessionLate: an event whose lone session [ts, ts+gap) already ended.
+// sessionLate: an event whose lone session [ts, ts+gap) already fired.
 func (w *WindowAggregate) sessionLate(ts int64) bool {
-	return ts+w.spec.Gap.Microseconds() <= w.wm
+	return w.fired(ts + w.spec.Gap.Microseconds())
 }
 
 // sessionAdd keeps a columnar batch and indexes its events by key.
@@ -191,14 +191,14 @@ func (w *WindowAggregate) sessionAddRows(b *exec.Batch, rows []exec.Row, mul, di
 }
 
 // sessionFire cuts every key's pending events into sessions, and folds and
-// removes the sessions that end at or before wm.
+// removes the sessions whose last millisecond is at or before wm.
 func (w *WindowAggregate) sessionFire(ctx context.Context, wm int64, useCol bool) ([]firePart, error) {
 	s := w.sess
 	gap := w.spec.Gap.Microseconds()
 	var touched []int32
 	fired := 0
 	for key, ke := range s.byKey {
-		if ke.minTS+gap > wm {
+		if windowTime(ke.minTS+gap) > wm {
 			continue // even its earliest event's session is still open
 		}
 		slices.SortFunc(ke.evs, func(a, b sessEvent) int {
@@ -220,7 +220,7 @@ func (w *WindowAggregate) sessionFire(ctx context.Context, wm int64, useCol bool
 				j++
 			}
 			end := last + gap
-			if end > wm {
+			if windowTime(end) > wm {
 				break
 			}
 			for _, ev := range ke.evs[i:j] {

@@ -246,14 +246,15 @@ func TestWindowFiresOnlyWhenWatermarkPasses(t *testing.T) {
 				exec.Row{int64(1), ms(1000), int64(5)},
 				exec.Row{int64(1), ms(9999), int64(7)},
 				exec.Row{int64(2), ms(12000), int64(1)})
-			// 9.999s: the window [0, 10s) is still open.
-			if err := w.OnWatermark(ctx, 9_999_000, out); err != nil {
+			// 9.998s: the window [0, 10s) is still open; its last
+			// millisecond is 9.999s, where Flink fires it.
+			if err := w.OnWatermark(ctx, 9_998_000, out); err != nil {
 				t.Fatal(err)
 			}
 			if len(out.batches) != 0 || w.OpenWindows() != 2 {
 				t.Fatalf("fired before the watermark passed: %d batches, %d windows", len(out.batches), w.OpenWindows())
 			}
-			if err := w.OnWatermark(ctx, 10_000_000, out); err != nil {
+			if err := w.OnWatermark(ctx, 9_999_000, out); err != nil {
 				t.Fatal(err)
 			}
 			got, col := out.rows()
@@ -264,8 +265,8 @@ func TestWindowFiresOnlyWhenWatermarkPasses(t *testing.T) {
 			if columnar != (col == 1) {
 				t.Errorf("columnar output %v, got %d columnar batches", columnar, col)
 			}
-			if len(out.wms) != 2 || out.wms[1] != 10_000_000 {
-				t.Errorf("watermarks forwarded %v, want [9999000 10000000]", out.wms)
+			if len(out.wms) != 2 || out.wms[1] != 9_999_000 {
+				t.Errorf("watermarks forwarded %v, want [9998000 9999000]", out.wms)
 			}
 			// A row of the fired window arriving now is late: dropped.
 			feed(t, mem, w, out, columnar, exec.Row{int64(1), ms(3000), int64(100)})
@@ -310,13 +311,13 @@ func TestWindowSessionMerges(t *testing.T) {
 			}
 			// ... joined by an event at 8s into one session [0s, 25s).
 			feed(t, mem, w, out, columnar, exec.Row{int64(1), ms(8000), int64(4)}, exec.Row{int64(2), ms(30000), int64(9)})
-			if err := w.OnWatermark(ctx, 24_999_000, out); err != nil {
+			if err := w.OnWatermark(ctx, 24_998_000, out); err != nil {
 				t.Fatal(err)
 			}
 			if len(out.batches) != 0 {
 				t.Fatalf("a session fired before its end")
 			}
-			if err := w.OnWatermark(ctx, 25_000_000, out); err != nil {
+			if err := w.OnWatermark(ctx, 24_999_000, out); err != nil {
 				t.Fatal(err)
 			}
 			got, _ := out.rows()
