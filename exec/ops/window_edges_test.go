@@ -78,3 +78,41 @@ func TestWindowEdgeTumbleLastMillisecond(t *testing.T) {
 		lateCount(t, w, 1)
 	})
 }
+
+// Session windows [ts, ts+gap) that touch merge (Flink's
+// TimeWindow.intersects is inclusive): events exactly the gap apart are one
+// session; a millisecond more is two.
+func TestWindowEdgeSessionTouchingMerge(t *testing.T) {
+	edgeRun(t, WindowSpec{Kind: Session, Gap: 10 * time.Second}, func(t *testing.T, w *WindowAggregate, step func(int64, ...exec.Row) []exec.Row) {
+		wantRows(t, "wm 9.999s", step(9_999_000,
+			exec.Row{int64(1), ms(0), int64(1)}, exec.Row{int64(1), ms(10000), int64(2)},
+			exec.Row{int64(2), ms(0), int64(4)}, exec.Row{int64(2), ms(10001), int64(8)}),
+			[]exec.Row{{int64(2), int64(1), int64(4), int64(4), ms(0), ms(10000), ms(9999)}})
+		wantRows(t, "wm 19.999s", step(19_999_000),
+			[]exec.Row{{int64(1), int64(2), int64(3), int64(2), ms(0), ms(20000), ms(19999)}})
+		wantRows(t, "wm 20s", step(20_000_000),
+			[]exec.Row{{int64(2), int64(1), int64(8), int64(8), ms(10001), ms(20001), ms(20000)}})
+		lateCount(t, w, 0)
+	})
+}
+
+// Lateness of a session event is judged on the window it merges into: an
+// event whose own window [ts, ts+gap) already fired is kept when it
+// touches a session of its key still open, and dropped otherwise.
+func TestWindowEdgeSessionLateMergesIntoOpen(t *testing.T) {
+	edgeRun(t, WindowSpec{Kind: Session, Gap: 10 * time.Second}, func(t *testing.T, w *WindowAggregate, step func(int64, ...exec.Row) []exec.Row) {
+		wantRows(t, "wm 12s", step(12_000_000, exec.Row{int64(1), ms(15000), int64(1)}), nil)
+		// At 12 s: 1 s's own window [1s, 11s) fired and meets nothing
+		// open (late); 6 s's own window [6s, 16s) is open and overlaps
+		// [15s, 25s): one session [6s, 25s).
+		wantRows(t, "wm 13s", step(13_000_000, exec.Row{int64(1), ms(1000), int64(2)}, exec.Row{int64(1), ms(6000), int64(4)}), nil)
+		lateCount(t, w, 1)
+		// At 13 s: 2 s's own window [2s, 12s) fired, but it merges into
+		// the open [6s, 25s): kept. Key 2 has no open session: late.
+		wantRows(t, "wm 24.998s", step(24_998_000, exec.Row{int64(1), ms(2000), int64(8)}, exec.Row{int64(2), ms(2000), int64(16)}), nil)
+		wantRows(t, "wm 24.999s", step(24_999_000),
+			[]exec.Row{{int64(1), int64(3), int64(13), int64(8), ms(2000), ms(25000), ms(24999)}})
+		wantRows(t, "end", step(exec.MaxWatermark), nil)
+		lateCount(t, w, 2)
+	})
+}

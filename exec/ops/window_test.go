@@ -152,7 +152,8 @@ func TestWindowHopAgrees(t *testing.T) {
 }
 
 // sessionsOf is the reference session assignment: per key, events sorted,
-// cut where the distance reaches gap.
+// cut where the distance exceeds gap (windows [ts, ts+gap) that touch
+// merge, as in Flink).
 func sessionsOf(rows []exec.Row, gap int64) map[string][2]int64 {
 	byKey := map[any][]int64{}
 	for _, r := range rows {
@@ -165,7 +166,7 @@ func sessionsOf(rows []exec.Row, gap int64) map[string][2]int64 {
 		sort.Slice(tss, func(i, j int) bool { return tss[i] < tss[j] })
 		for i := 0; i < len(tss); {
 			j := i + 1
-			for j < len(tss) && tss[j]-tss[j-1] < gap {
+			for j < len(tss) && tss[j]-tss[j-1] <= gap {
 				j++
 			}
 			for _, ts := range tss[i:j] {
