@@ -218,10 +218,13 @@ func (w *WindowAggregate) ProcessColumnar(ctx context.Context, _ int, b *exec.Ba
 			bp.rows = append(bp.rows, int32(i))
 			continue
 		}
+		if w.fired(w.spec.lastStart(ts) + size) {
+			w.late++ // every window of it fired: dropped, counted once
+			continue
+		}
 		w.spec.windowsOf(ts, func(start int64) {
 			if w.fired(start + size) {
-				w.late++
-				return
+				return // an earlier window of a record the later ones keep
 			}
 			bp := w.find(start)
 			bp.rows = append(bp.rows, int32(i))
@@ -276,9 +279,13 @@ func (w *WindowAggregate) Process(ctx context.Context, _ int, b *exec.Batch, out
 		if !ok {
 			return fmt.Errorf("window aggregate: row %d: time column holds %T", i, r[w.timeCol])
 		}
-		w.spec.windowsOf(toMicros(int64(v), mul, div), func(start int64) {
+		ts := toMicros(int64(v), mul, div)
+		if w.fired(w.spec.lastStart(ts) + size) {
+			w.late++ // every window of it fired: dropped, counted once
+			continue
+		}
+		w.spec.windowsOf(ts, func(start int64) {
 			if w.fired(start + size) {
-				w.late++
 				return
 			}
 			bp := w.find(start)

@@ -116,3 +116,18 @@ func TestWindowEdgeSessionLateMergesIntoOpen(t *testing.T) {
 		lateCount(t, w, 2)
 	})
 }
+
+// HOP counts a late record once, and only when every window it belongs
+// to fired (Flink's isSkippedElement): a record kept by a later window is
+// not late at all.
+func TestWindowEdgeHopLateCountsRecords(t *testing.T) {
+	edgeRun(t, WindowSpec{Kind: Hop, Size: 10 * time.Second, Slide: 5 * time.Second}, func(t *testing.T, w *WindowAggregate, step func(int64, ...exec.Row) []exec.Row) {
+		wantRows(t, "wm 9.999s", step(9_999_000, exec.Row{int64(1), ms(9000), int64(1)}),
+			[]exec.Row{{int64(1), int64(1), int64(1), int64(1), ms(0), ms(10000), ms(9999)}})
+		// 7 s: [0s, 10s) fired, [5s, 15s) open: kept there. 3 s: both of
+		// its windows, [-5s, 5s) and [0s, 10s), fired: one late record.
+		wantRows(t, "end", step(exec.MaxWatermark, exec.Row{int64(1), ms(7000), int64(2)}, exec.Row{int64(1), ms(3000), int64(4)}),
+			[]exec.Row{{int64(1), int64(2), int64(3), int64(2), ms(5000), ms(15000), ms(14999)}})
+		lateCount(t, w, 1)
+	})
+}
