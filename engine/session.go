@@ -399,7 +399,7 @@ func (s *Session) runQuery(ctx context.Context, q *ast.Query, text string, w Res
 			return Outcome{}, err
 		}
 	}
-	err = p.Graph.Run(ctx)
+	err = runGraph(ctx, p)
 	return Outcome{Rows: rows.Load()}, err
 }
 

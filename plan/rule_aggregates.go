@@ -1,7 +1,6 @@
 package plan
 
 import (
-
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/exec/ops"
