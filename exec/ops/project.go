@@ -24,6 +24,7 @@ type columnRef interface {
 type Project struct {
 	exec.Base
 	exprs []expr.Expr
+	fused []*expr.Fused // the columnar path's evaluators (nil: a column passed on)
 	out   *arrow.Schema
 	mem   memory.Allocator
 	err   error
@@ -34,11 +35,25 @@ type Project struct {
 
 // NewProject returns a projection of exprs into the columns of out.
 func NewProject(exprs []expr.Expr, out *arrow.Schema, mem memory.Allocator) *Project {
-	p := &Project{exprs: exprs, out: out, mem: mem}
+	p := &Project{exprs: exprs, out: out, mem: mem, fused: make([]*expr.Fused, len(exprs))}
 	if len(exprs) != out.NumFields() {
 		p.err = fmt.Errorf("project: %d expressions for %d output columns", len(exprs), out.NumFields())
 	}
+	for c, e := range exprs {
+		if _, ok := e.(columnRef); !ok {
+			p.fused[c] = expr.NewFused(e, mem)
+		}
+	}
 	return p
+}
+
+// Close frees the evaluators' scratch.
+func (p *Project) Close() {
+	for _, f := range p.fused {
+		if f != nil {
+			f.Release()
+		}
+	}
 }
 
 // Kind implements exec.Operator.
@@ -97,7 +112,11 @@ func (p *Project) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out
 			a.Retain()
 		} else {
 			var err error
-			a, err = e.EvalColumnar(p.mem, rec)
+			if f := p.fused[c]; f != nil {
+				a, err = f.Eval(p.mem, rec)
+			} else {
+				a, err = e.EvalColumnar(p.mem, rec)
+			}
 			if err != nil {
 				return false, fmt.Errorf("project column %q (%s): %w", p.out.Field(c).Name, e, err)
 			}
