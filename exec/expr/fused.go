@@ -36,6 +36,7 @@ type Fused struct {
 	root fnode     // nil: evaluate e per node (nothing to fuse)
 	pred truthNode // the root as a predicate, built on the first Select
 	b    fbatch
+	out  memory.Allocator // where a fused result is built (nil: Eval's mem)
 
 	compiled, predCompiled bool
 
@@ -69,6 +70,14 @@ func NewFused(e Expr, mem memory.Allocator) *Fused {
 
 // Expr is the expression evaluated.
 func (f *Fused) Expr() Expr { return f.e }
+
+// SetOutput makes the fused path build its results in out. The fused path
+// writes every value slot and validity word of the rows it returns (an
+// all-NULL chunk's values are zeroed; only the buffers' padding is left
+// as found), so out may hand out unzeroed, recycled memory (exec/recycle);
+// the per-node path, whose kernels and builders may rely on zeroed memory,
+// keeps Eval's mem.
+func (f *Fused) SetOutput(out memory.Allocator) { f.out = out }
 
 // Stats reports how the batches were evaluated so far.
 func (f *Fused) Stats() FusedStats { return f.stats }
@@ -139,7 +148,11 @@ func (f *Fused) Eval(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, 
 		return f.e.EvalColumnar(mem, rec)
 	}
 	n := int(rec.NumRows())
-	out := newOutCol(mem, f.t, outKind(f.t), n)
+	omem := mem
+	if f.out != nil {
+		omem = f.out
+	}
+	out := newOutCol(omem, f.t, outKind(f.t), n)
 	ok := f.run(mem, rec, f.root, func(off int, v *vec, k int) { out.put(off, v, k) })
 	if !ok {
 		out.discard()

@@ -62,7 +62,12 @@ func putVals[T pod](dst, src []T, mask, n int) {
 }
 
 func (o *outCol) put(off int, v *vec, n int) {
-	if !v.null {
+	if v.null {
+		// Nothing computed a value: zero the slots, so an output built in
+		// recycled memory (Fused.SetOutput) holds no stale bytes even
+		// under its NULLs.
+		o.clearVals(off, n)
+	} else {
 		switch o.kind {
 		case vBool:
 			putVals(bufOf[uint64](o.vals)[off>>6:], v.b, v.mask, nwords(n))
@@ -104,6 +109,20 @@ func (o *outCol) put(off int, v *vec, n int) {
 		o.nulls += n - good
 	case o.valid != nil:
 		fillWords(bufOf[uint64](o.valid)[w0:], n, true)
+	}
+}
+
+// clearVals zeroes the value slots of rows [off, off+n).
+func (o *outCol) clearVals(off, n int) {
+	switch o.kind {
+	case vBool:
+		clear(bufOf[uint64](o.vals)[off>>6:][:nwords(n)])
+	case vI32, vF32:
+		clear(bufOf[int32](o.vals)[off:][:n])
+	case vI64, vF64:
+		clear(bufOf[int64](o.vals)[off:][:n])
+	case vDec:
+		clear(bufOf[num](o.vals)[off:][:n])
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // columnRef is how Project recognises a bare column reference so it can
@@ -27,7 +28,11 @@ type Project struct {
 	fused []*expr.Fused // the columnar path's evaluators (nil: a column passed on)
 	out   *arrow.Schema
 	mem   memory.Allocator
-	err   error
+	// outMem is where the fused evaluators build their columns (see
+	// outputAllocator): they write every byte they hand out.
+	outMem  memory.Allocator
+	recycle *recycle.Allocator
+	err     error
 	// dictOut is out with the dictionary-encoded columns of the last batch
 	// that had any (passed through by reference; see exec.PlainType).
 	dictOut *arrow.Schema
@@ -39,20 +44,25 @@ func NewProject(exprs []expr.Expr, out *arrow.Schema, mem memory.Allocator) *Pro
 	if len(exprs) != out.NumFields() {
 		p.err = fmt.Errorf("project: %d expressions for %d output columns", len(exprs), out.NumFields())
 	}
+	p.outMem, p.recycle = outputAllocator(mem)
 	for c, e := range exprs {
 		if _, ok := e.(columnRef); !ok {
 			p.fused[c] = expr.NewFused(e, mem)
+			p.fused[c].SetOutput(p.outMem)
 		}
 	}
 	return p
 }
 
-// Close frees the evaluators' scratch.
+// Close frees the evaluators' scratch and the recycled output blocks.
 func (p *Project) Close() {
 	for _, f := range p.fused {
 		if f != nil {
 			f.Release()
 		}
+	}
+	if p.recycle != nil {
+		p.recycle.Close()
 	}
 }
 
