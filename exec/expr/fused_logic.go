@@ -92,17 +92,20 @@ func (j *junction) evalTruth(c *fctx) (t, f []uint64) {
 		}
 		if m == n || !compactPays(m, n) {
 			// Rows already decided keep their answer whatever k says there.
+			wasBad := c.b.bad
 			tk, fk := k.evalTruth(c)
-			for w := range j.t {
-				if j.and {
-					j.t[w] &= tk[w]
-					j.f[w] |= fk[w]
-				} else {
-					j.t[w] |= tk[w]
-					j.f[w] &= fk[w]
+			if !mayRetryCompacted(c, m, wasBad) {
+				for w := range j.t {
+					if j.and {
+						j.t[w] &= tk[w]
+						j.f[w] |= fk[w]
+					} else {
+						j.t[w] |= tk[w]
+						j.f[w] &= fk[w]
+					}
 				}
+				continue
 			}
-			continue
 		}
 		j.pos = grow(j.sc, j.pos, n)
 		j.rows = grow(j.sc, j.rows, n)
@@ -170,9 +173,13 @@ func (g *logicNode) eval(c *fctx) *vec {
 		return &g.v
 	}
 	var r *vec
-	if m == n || !compactPays(m, n) {
+	whole := m == n || !compactPays(m, n)
+	if whole {
+		wasBad := c.b.bad
 		r = g.r.eval(c)
-	} else {
+		whole = !mayRetryCompacted(c, m, wasBad)
+	}
+	if !whole {
 		g.pos = grow(g.sc, g.pos, n)
 		g.rows = grow(g.sc, g.rows, n)
 		cc, pos := c.compact(g.und, g.pos, g.rows)
@@ -212,6 +219,22 @@ func (g *logicNode) eval(c *fctx) *vec {
 		g.v.valid = g.valid
 	}
 	return &g.v
+}
+
+// mayRetryCompacted is called after a later operand of AND / OR ran over
+// the whole chunk, m of whose rows are undecided (wasBad: the batch had
+// failed before). Over the whole chunk the operand also runs on rows the
+// row path never evaluates it on, where it may fail (an overflow under a
+// guard: COALESCE(ok, FALSE) AND big * 10 > 0); such a failure is the
+// batch's only if it happens on an undecided row. So when the operand
+// failed and some rows were decided, it clears the failure and reports
+// that the caller must evaluate the compacted undecided rows instead.
+func mayRetryCompacted(c *fctx, m int, wasBad bool) bool {
+	if c.b.bad && !wasBad && m < c.n {
+		c.b.bad = false
+		return true
+	}
+	return false
 }
 
 // scatterBool writes a BOOLEAN vec's values and validity at positions pos.
