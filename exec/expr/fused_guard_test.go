@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
 )
@@ -208,19 +207,8 @@ func TestFusedShortCircuitRandom(t *testing.T) {
 	if testing.Short() {
 		n = 80
 	}
-	base := memory.NewGoAllocator()
 	sizes := []int{1, 7, 1000, 2500, 5000}
-	rowsBy := map[int][]exec.Row{}
-	recs := map[int]arrow.RecordBatch{}
-	for _, k := range sizes {
-		rowsBy[k] = sgRows(k, int64(k)*31+5)
-		rec, err := exec.EncodeRows(base, sgSchema, rowsBy[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rec.Release()
-		recs[k] = rec
-	}
+	rowsBy, recs := encodeSizes(t, sgSchema, sizes, func(k int) []exec.Row { return sgRows(k, int64(k)*31+5) })
 	slice := recs[5000].NewSlice(5, 4999)
 	defer slice.Release()
 	g := &guardGen{rng: rand.New(rand.NewSource(29))}

@@ -280,18 +280,7 @@ func TestFusedRandomTrees(t *testing.T) {
 		n = 150
 	}
 	sizes := []int{0, 1, 7, 1000, 3000}
-	rowsBy := map[int][]exec.Row{}
-	recs := map[int]arrow.RecordBatch{}
-	base := memory.NewGoAllocator()
-	for _, k := range sizes {
-		rowsBy[k] = fzRows(k, int64(k)+11)
-		rec, err := exec.EncodeRows(base, fzSchema, rowsBy[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rec.Release()
-		recs[k] = rec
-	}
+	rowsBy, recs := encodeSizes(t, fzSchema, sizes, func(k int) []exec.Row { return fzRows(k, int64(k)+11) })
 	slice := recs[3000].NewSlice(3, 2999)
 	defer slice.Release()
 	g := &exprGen{rng: rand.New(rand.NewSource(fzSeed))}
@@ -325,6 +314,24 @@ func TestFusedRandomTrees(t *testing.T) {
 		t.Fatalf("fused %d batches, fell back on %d", total.Fused, total.Fallbacks)
 	}
 	t.Logf("fused %d batches, %d fell back (%d without an error), %d expressions with an error on the sliced batch", total.Fused, total.Fallbacks, spurious, errs)
+}
+
+// encodeSizes generates and encodes one batch of each size (released when
+// the test ends), in an unchecked allocator: the checked one is the
+// expressions'.
+func encodeSizes(t *testing.T, schema *arrow.Schema, sizes []int, gen func(n int) []exec.Row) (map[int][]exec.Row, map[int]arrow.RecordBatch) {
+	rowsBy := map[int][]exec.Row{}
+	recs := map[int]arrow.RecordBatch{}
+	for _, k := range sizes {
+		rowsBy[k] = gen(k)
+		rec, err := exec.EncodeRows(memory.NewGoAllocator(), schema, rowsBy[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rec.Release)
+		recs[k] = rec
+	}
+	return rowsBy, recs
 }
 
 // fzSeed seeds the random trees (a fixed seed: a failure reproduces).
