@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // Per-node versus fused evaluation of TPC-H-shaped expressions over a
@@ -102,32 +104,47 @@ func benchBoth(b *testing.B, e Expr, pred bool) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/liRows, "ns/row")
 	})
-	b.Run("fused", func(b *testing.B) {
-		b.ReportAllocs()
-		f := NewFused(e, mem)
-		defer f.Release()
-		var sel []int32
-		for i := 0; i < b.N; i++ {
-			for _, rec := range lineitems {
-				if pred {
-					var err error
-					if sel, err = f.Select(mem, rec, sel); err != nil {
-						b.Fatal(err)
-					}
-					continue
-				}
-				a, err := f.Eval(mem, rec)
-				if err != nil {
+	b.Run("fused", func(b *testing.B) { benchFused(b, e, pred, nil) })
+	if !pred {
+		// As Project runs it: results built in recycled blocks.
+		b.Run("fused-recycled", func(b *testing.B) {
+			r := recycle.New(mem, 8<<20)
+			defer r.Close()
+			benchFused(b, e, pred, r)
+		})
+	}
+}
+
+// benchFused runs e fused, its results built in out (nil: mem).
+func benchFused(b *testing.B, e Expr, pred bool, out memory.Allocator) {
+	mem := memory.NewGoAllocator()
+	b.ReportAllocs()
+	f := NewFused(e, mem)
+	if out != nil {
+		f.SetOutput(out)
+	}
+	defer f.Release()
+	var sel []int32
+	for i := 0; i < b.N; i++ {
+		for _, rec := range lineitems {
+			if pred {
+				var err error
+				if sel, err = f.Select(mem, rec, sel); err != nil {
 					b.Fatal(err)
 				}
-				a.Release()
+				continue
 			}
+			a, err := f.Eval(mem, rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a.Release()
 		}
-		if st := f.Stats(); st.Fallbacks+st.Reference > 0 {
-			b.Fatalf("not fused: %+v", st)
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/liRows, "ns/row")
-	})
+	}
+	if st := f.Stats(); st.Fallbacks+st.Reference > 0 {
+		b.Fatalf("not fused: %+v", st)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/liRows, "ns/row")
 }
 
 var (
