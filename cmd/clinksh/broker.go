@@ -32,6 +32,10 @@ func runBroker(args []string, stderr *os.File) int {
 	retentionBytes := fs.Int64("retention-bytes", 0, "keep at most this many bytes per partition (0: no bound)")
 	var topics topicList
 	fs.Var(&topics, "topic", "a topic to create, as name:partitions (repeatable)")
+	setUsage(fs, "clinksh kafka-broker [flags]",
+		"Runs only the embedded Kafka broker (and, with --nexmark-rate, the nexmark\n"+
+			"topic filler) until SIGINT or SIGTERM, for kcat, other Kafka clients and\n"+
+			"other clinksh processes.")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
