@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -70,4 +71,74 @@ func docStage(doc *explain.Document, op string) *explain.Stage {
 		}
 	}
 	return nil
+}
+
+// Every chain shape of pass-through operators (none, Filter, Filter and
+// Project, UNION ALL, and the Exchange parallelism 2 adds) between each
+// operator that can emit born columnar in streaming mode (StreamJoin,
+// WindowAggregate) and each row-only consumer (UpdatingAggregate,
+// UpdatingTopN): the gate sees the consumer through the chain, so no
+// stage materialises a batch it was handed.
+func TestNoMaterialisationThroughPassThroughChains(t *testing.T) {
+	emitters := map[string]string{
+		"StreamJoin": "SELECT B.channel AS g, B.price - A.reserve AS v FROM bids B JOIN auctions A ON B.auction = A.id",
+		"WindowAggregate": "SELECT channel AS g, SUM(price) AS v FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(`dateTime`), INTERVAL '1' SECOND)) " +
+			"GROUP BY channel, window_start, window_end",
+	}
+	chains := map[string]string{
+		"none":           "SELECT g, v FROM (%[1]s) e",
+		"Filter":         "SELECT g, v FROM (%[1]s) e WHERE v > 0",
+		"Filter+Project": "SELECT upper(g) AS g, v * 2 AS v FROM (%[1]s) e WHERE v > 0",
+		"UnionAll":       "SELECT g, v FROM (%[1]s) e WHERE v > 0 UNION ALL SELECT g, v FROM (%[1]s) e2 WHERE v <= 0",
+	}
+	consumers := map[string]string{
+		"UpdatingAggregate": "SELECT g, COUNT(*) AS n, SUM(v) AS s FROM (%s) c GROUP BY g",
+		// An updating top-n only reads an unbounded input; the outer LIMIT
+		// ends the query.
+		"UpdatingTopN": "SELECT * FROM (SELECT g, v FROM (%s) c ORDER BY v DESC LIMIT 5) t LIMIT 20",
+	}
+	for _, parallelism := range []int{1, 2} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+		eventTables(t, s, 5000, parallelism)
+		mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'",
+			"CREATE TABLE ubids WITH ('connector' = 'nexmark', 'table' = 'bid', 'batch.size' = '100')",
+			"CREATE TABLE uauctions WITH ('connector' = 'nexmark', 'table' = 'auction', 'batch.size' = '100')")
+		for en, e := range emitters {
+			for cn, c := range chains {
+				for un, u := range consumers {
+					name := fmt.Sprintf("p%d/%s/%s/%s", parallelism, en, cn, un)
+					q := "EXPLAIN ANALYZE " + fmt.Sprintf(u, fmt.Sprintf(c, e))
+					if un == "UpdatingTopN" {
+						q = strings.NewReplacer("bids", "ubids", "auctions", "uauctions").Replace(q)
+					}
+					o, err := s.Execute(context.Background(), q, nil, ExecOptions{})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					doc := o.Explain
+					if docStage(doc, en) == nil || docStage(doc, un) == nil {
+						t.Fatalf("%s: not the plan under test:\n%s", name, o.Text)
+					}
+					var emitted int64
+					for _, st := range doc.Stages {
+						if st.Operator == en {
+							if g := st.Gate; g == nil || g.Columnar || !strings.HasPrefix(g.Cause, un) {
+								t.Errorf("%s: %s gate %+v, want held back by the %s", name, en, g, un)
+							}
+							emitted += st.Runtime.RowsOut
+						}
+						if st.Runtime.BatchesMaterialized != 0 {
+							t.Errorf("%s: %s materialised %d batches:\n%s", name, st.Operator, st.Runtime.BatchesMaterialized, o.Text)
+						}
+					}
+					if emitted == 0 {
+						t.Errorf("%s: the %s emitted nothing: the case proves nothing", name, en)
+					}
+				}
+			}
+		}
+		s.Close()
+		mem.AssertSize(t, 0)
+	}
 }
