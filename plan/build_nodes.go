@@ -117,8 +117,8 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		var parts []string
 		if len(x.GroupCols) > 0 {
 			var keys []string
-			for _, g := range x.GroupCols {
-				keys = append(keys, x.schema.Field(g).Name)
+			for i := range x.GroupCols {
+				keys = append(keys, x.schema.Field(i).Name)
 			}
 			parts = append(parts, "GROUP BY "+strings.Join(keys, ", "))
 		}
