@@ -52,24 +52,8 @@ func TestSplitsReadEveryLineOnce(t *testing.T) {
 	}
 	tbl = tbl.WithAllocator(mem)
 	for _, n := range []int{1, 2, 3, 7, 64} {
-		var got []int64
 		progress := &exec.Progress{}
-		for i := 0; i < n; i++ {
-			spec := connectors.ScanSpec{Columns: []int{0}, BatchSize: 100, Progress: progress}
-			if n > 1 {
-				spec.Split, spec.Splits = i, n
-			}
-			src, err := tbl.Open(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &idCollector{}
-			if err := src.Run(context.Background(), c); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, c.ids...)
-		}
-		sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+		got, _ := readSplits(t, tbl, n, progress)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%d splits: read %d lines, want %d, each once", n, len(got), len(want))
 		}
@@ -108,25 +92,7 @@ func TestLongLinesAreSplitInLinearTime(t *testing.T) {
 	tbl = tbl.WithAllocator(mem)
 	size := int64(sb.Len())
 	for _, n := range []int{1, 2, 5, 16, 64} {
-		var got []int64
-		var searched int64
-		for i := 0; i < n; i++ {
-			spec := connectors.ScanSpec{Columns: []int{0}, BatchSize: 100}
-			if n > 1 {
-				spec.Split, spec.Splits = i, n
-			}
-			src, err := tbl.Open(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &idCollector{}
-			if err := src.Run(context.Background(), c); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, c.ids...)
-			searched += src.(*Source).searched
-		}
-		sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+		got, searched := readSplits(t, tbl, n, &exec.Progress{})
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%d splits: read ids %v, want %v", n, got, want)
 		}
@@ -134,4 +100,28 @@ func TestLongLinesAreSplitInLinearTime(t *testing.T) {
 			t.Errorf("%d splits: searched %d bytes for line ends in a file of %d", n, searched, size)
 		}
 	}
+}
+
+// readSplits reads tbl's first column (the ids) in n parts, sorted, and
+// the bytes the parts searched for line ends.
+func readSplits(t *testing.T, tbl *Table, n int, progress *exec.Progress) (ids []int64, searched int64) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		spec := connectors.ScanSpec{Columns: []int{0}, BatchSize: 100, Progress: progress}
+		if n > 1 {
+			spec.Split, spec.Splits = i, n
+		}
+		src, err := tbl.Open(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &idCollector{}
+		if err := src.Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, c.ids...)
+		searched += src.(*Source).searched
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, searched
 }
