@@ -163,7 +163,11 @@ func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScr
 	default:
 	}
 	if ctx.Err() != nil {
-		// The whole run was interrupted (a script's Ctrl-C).
+		// The whole run was interrupted (a script's Ctrl-C). A
+		// cancelled INSERT still says what it delivered.
+		if oc.Message != "" {
+			sh.reportErr(oc.Message + "\n")
+		}
 		sh.reportErr("Cancelled.\n")
 		return ctx.Err()
 	}
