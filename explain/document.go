@@ -28,6 +28,17 @@ type Document struct {
 	// Rules are the logical plan as bound and after each rule that changed
 	// it, in rule order (VERBOSE only).
 	Rules []RuleStep `json:"rules,omitempty"`
+	// Passes are the physical passes after the rules, in order, with what
+	// each decided (VERBOSE only).
+	Passes []PassStep `json:"passes,omitempty"`
+}
+
+// PassStep is one physical pass: its name, why it sits where it does, and
+// a line per stage it decided.
+type PassStep struct {
+	Pass      string   `json:"pass"`
+	Why       string   `json:"why"`
+	Decisions []string `json:"decisions"`
 }
 
 // RuleStep is the logical plan after one rule.

@@ -69,9 +69,11 @@ type Stage struct {
 
 // Physical is an executable plan.
 type Physical struct {
-	Graph   *exec.Graph
-	Root    *Stage // the result sink
-	Stages  []*Stage
+	Graph  *exec.Graph
+	Root   *Stage // the result sink
+	Stages []*Stage
+	// Passes are the physical passes in order with what each decided.
+	Passes  []PassStep
 	Schema  *arrow.Schema
 	Bounded bool
 	// Order is the rank order of an updating top-n result, by the result's
@@ -140,9 +142,8 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	}
 	top := b.op(name, "", func() exec.Operator { return sink }, wireGather, nil, child)
 	top.Output = OutRows
-	b.gates(top)
-	b.dictionaries()
-	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
+	passes := b.runPasses(top)
+	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Passes: passes, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
 }
 
 // orderedScans finds the scans below a WATERMARK. A subtask's watermark
