@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"strings"
@@ -119,6 +120,24 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 		}
 		b := exec.NewRowBatch(schema, []exec.Row{{"+I", "a", int64(1)}, {"+I", "bb", int64(7)}, {"+I", "c", int64(3)},
 			{"-D", "a", int64(1)}, {"+I", "ddd", int64(5)}})
+		defer b.Release()
+		return engine.Outcome{}, w.Batch(b)
+	case "grow":
+		// An updating result of 30 keys, each inserted then updated once:
+		// 30 rows after 90 changes.
+		schema := arrow.NewSchema([]arrow.Field{{Name: "op", Type: arrow.BinaryTypes.String},
+			{Name: "k", Type: arrow.BinaryTypes.String}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+		if err := w.Columns(schema, false); err != nil {
+			return engine.Outcome{}, err
+		}
+		var rows []exec.Row
+		for i := 0; i < 30; i++ {
+			rows = append(rows, exec.Row{"+I", fmt.Sprintf("key%02d", i), int64(1)})
+		}
+		for i := 0; i < 30; i++ {
+			rows = append(rows, exec.Row{"-U", fmt.Sprintf("key%02d", i), int64(1)}, exec.Row{"+U", fmt.Sprintf("key%02d", i), int64(2)})
+		}
+		b := exec.NewRowBatch(schema, rows)
 		defer b.Release()
 		return engine.Outcome{}, w.Batch(b)
 	case "changelog":
@@ -355,5 +374,59 @@ func TestLiveChangelogShowsCurrentTable(t *testing.T) {
 	}
 	if strings.Contains(final, "+I") || strings.Contains(final, " b ") {
 		t.Fatalf("final table shows a row kind or a deleted row:\n%s", final)
+	}
+}
+
+// lastLive is the text and HTML of the last live display (or update) of a
+// request: what a notebook keeps.
+func lastLive(ss []sent) (text, html string) {
+	for _, s := range ss {
+		if s.msgType == "update_display_data" || s.msgType == "display_data" {
+			d := s.content["data"].(map[string]any)
+			text, _ = d["text/plain"].(string)
+			html, _ = d["text/html"].(string)
+		}
+	}
+	return text, html
+}
+
+// A live updating table shows at most max_rows rows (the cell's option, or
+// kernel.max_rows once set; 20 otherwise), with the full counts in its
+// footer; the latest changed rows are the ones shown.
+func TestLiveTableCappedAtMaxRows(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "-- clink: max_rows=4\ngrow"})
+	k.handle(wire.Shell, m)
+	text, html := lastLive(tr.of(m.Header.MsgID))
+	if n := strings.Count(html, "<tr>"); n != 5 { // header + 4
+		t.Fatalf("%d html rows:\n%s", n, html)
+	}
+	if !strings.Contains(text, "30 rows after 90 changes, showing the 4 last changed") {
+		t.Fatalf("footer:\n%s", text)
+	}
+	for _, want := range []string{"key26", "key29"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("latest row %s not shown:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "key25") || strings.Contains(text, "key00") {
+		t.Fatalf("older rows shown:\n%s", text)
+	}
+
+	// The default: liveTail rows.
+	m = request("execute_request", map[string]any{"code": "grow"})
+	k.handle(wire.Shell, m)
+	_, html = lastLive(tr.of(m.Header.MsgID))
+	if n := strings.Count(html, "<tr>"); n != liveTail+1 {
+		t.Fatalf("default cap: %d html rows", n)
+	}
+
+	// SET 'kernel.max_rows' caps live tables too, append-only ones included.
+	k.handle(wire.Shell, request("execute_request", map[string]any{"code": "SET 'kernel.max_rows' = '3'"}))
+	m = request("execute_request", map[string]any{"code": "-- clink: rows=10\nblock"})
+	k.handle(wire.Shell, m)
+	text, html = lastLive(tr.of(m.Header.MsgID))
+	if n := strings.Count(html, "<tr>"); n != 4 || !strings.Contains(text, "10 rows, showing the last 3") {
+		t.Fatalf("kernel.max_rows=3 on a live tail: %d rows\n%s", n, text)
 	}
 }

@@ -258,7 +258,7 @@ func (k *Kernel) kernelStatement(text string) (string, bool, error) {
 	if err != nil || n <= 0 {
 		return "", true, &sql.Error{Msg: fmt.Sprintf("kernel.max_rows must be a positive integer, got '%s'", mm[1])}
 	}
-	k.maxRows = n
+	k.maxRows, k.maxRowsSet = n, true
 	return fmt.Sprintf("SET 'kernel.max_rows' = '%d'", n), true, nil
 }
 

@@ -15,7 +15,8 @@ import (
 	"github.com/clink-sql/clink/sqlvalue"
 )
 
-// liveTail is how many of the latest rows a live (unbounded) result shows.
+// liveTail is how many rows a live (unbounded) result shows unless
+// max_rows is set: the latest rows, or the first of an updating table.
 const liveTail = 20
 
 // chartMaxRows caps the rows inlined into a chart's data.
@@ -100,7 +101,7 @@ type resultWriter struct {
 	cols      []column
 	started   bool
 	mode      resultMode
-	limit     int // rows kept (table, chart, text)
+	limit     int // rows kept (table, chart, text), rows shown (live)
 	rows      [][]cellValue
 	total     int64
 	displayID string
@@ -170,6 +171,12 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 			w.cols = w.cols[1:]
 		}
 		w.mode = modeLive
+		w.limit = liveTail
+		if o.maxRows > 0 {
+			w.limit = o.maxRows
+		} else if w.out.k.maxRowsSet {
+			w.limit = w.out.k.maxRows
+		}
 		w.displayID = wire.NewID()
 		w.out.publish("display_data", map[string]any{
 			"data":      w.liveBundle("waiting for rows"),
@@ -231,7 +238,7 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 // row will not be shown (past the cap of a table).
 func (w *resultWriter) slot() []cellValue {
 	if w.mode == modeLive {
-		if len(w.rows) < liveTail {
+		if len(w.rows) < w.limit {
 			w.rows = append(w.rows, make([]cellValue, len(w.cols)))
 			return w.rows[len(w.rows)-1]
 		}
@@ -293,19 +300,34 @@ func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
 	}
 }
 
+// liveBundle draws the live table: at most limit rows, and a footer that
+// says how many rows (and, for an updating table, changes) there are.
 func (w *resultWriter) liveBundle(status string) map[string]any {
+	rows := w.rows
 	footer := fmt.Sprintf("%d rows", w.total)
-	if w.changelog {
+	switch {
+	case w.changelog:
+		// The whole table is kept (a retraction can name any row); only
+		// its head (rank order) or its latest changed rows are drawn.
 		footer = fmt.Sprintf("%d rows after %d changes", len(w.rows), w.total)
-	} else if w.total > int64(len(w.rows)) {
+		if len(rows) > w.limit {
+			if w.order != nil {
+				rows = rows[:w.limit]
+				footer += fmt.Sprintf(", showing the first %d", w.limit)
+			} else {
+				rows = rows[len(rows)-w.limit:]
+				footer += fmt.Sprintf(", showing the %d last changed", w.limit)
+			}
+		}
+	case w.total > int64(len(w.rows)):
 		footer += fmt.Sprintf(", showing the last %d", len(w.rows))
 	}
 	if status != "" {
 		footer += " (" + status + ")"
 	}
 	return map[string]any{
-		"text/plain": renderText(w.cols, w.rows, footer),
-		"text/html":  renderHTML(w.cols, w.rows, footer),
+		"text/plain": renderText(w.cols, rows, footer),
+		"text/html":  renderHTML(w.cols, rows, footer),
 	}
 }
 
