@@ -268,17 +268,24 @@ class ProtocolTests(unittest.TestCase):
     def test_statement_ack_and_explain(self):
         _, msgs = h.run(self.kc, "CREATE TABLE IF NOT EXISTS b10 WITH ('connector'='nexmark','table'='bid','events.num'='10');")
         self.assertIn("b10", h.of_type(msgs, "stream")[0]["content"]["text"])
-        _, msgs = h.run(self.kc, "EXPLAIN ANALYZE SELECT auction FROM b10;")
-        d = h.of_type(msgs, "display_data")[0]["content"]["data"]
-        self.assertIn("Scan", d["text/plain"])
-        self.assertTrue(d["text/html"].startswith("<pre"))
-        # A JSON plan: a stage table (plus the document) and a mermaid graph.
-        r, msgs = h.run(self.kc, "EXPLAIN (FORMAT JSON) SELECT auction FROM b10 WHERE price > 10;")
-        self.assertEqual(r["content"]["status"], "ok", r["content"])
-        table, graph = [m["content"]["data"] for m in h.of_type(msgs, "display_data")]
-        self.assertIsInstance(table["application/json"], dict)
-        self.assertIn("<table", table["text/html"])
-        self.assertTrue(graph["text/vnd.mermaid"].startswith("flowchart"))
+        # Every EXPLAIN: a stage table (the text plan as its plain form, the
+        # document under a vendor type, not application/json, which
+        # JupyterLab would rank above the HTML) and a mermaid graph, also as
+        # a markdown block for frontends without a mermaid renderer.
+        for stmt, plain in (("EXPLAIN SELECT auction FROM b10;", "Scan"),
+                            ("EXPLAIN ANALYZE SELECT auction FROM b10;", "Scan"),
+                            ("EXPLAIN (FORMAT JSON) SELECT auction FROM b10 WHERE price > 10;", '"stages"')):
+            with self.subTest(stmt=stmt):
+                r, msgs = h.run(self.kc, stmt)
+                self.assertEqual(r["content"]["status"], "ok", r["content"])
+                table, graph = [m["content"]["data"] for m in h.of_type(msgs, "display_data")]
+                self.assertIn(plain, table["text/plain"])
+                self.assertIn("<table", table["text/html"])
+                self.assertIn("<td>Scan", table["text/html"])
+                self.assertNotIn("application/json", table)
+                self.assertIsInstance(table["application/vnd.clink.plan+json"], dict)
+                self.assertTrue(graph["text/vnd.mermaid"].startswith("flowchart"))
+                self.assertEqual(graph["text/markdown"], "```mermaid\n" + graph["text/vnd.mermaid"] + "```\n")
 
     def test_comm_and_completion_details(self):
         msg_id = self.kc.comm_info()

@@ -58,7 +58,7 @@ func (o *cellOutput) stderr(text string) {
 func (o *cellOutput) outcome(out engine.Outcome) {
 	o.stdout(out.Message)
 	if out.Text != "" {
-		for _, bundle := range explainBundles(out.Text) {
+		for _, bundle := range explainBundles(out.Text, out.Explain) {
 			o.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
 		}
 		o.lastText = &out.Text
