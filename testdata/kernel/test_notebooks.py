@@ -64,7 +64,7 @@ class NotebookTests(unittest.TestCase):
         self.assertEqual(first["output_type"], "execute_result")
         self.assertIn("<table", first["data"]["text/html"])
         self.assertIn('class="null"', first["data"]["text/html"])
-        self.assertIn("(5 rows)", first["data"]["text/plain"])
+        self.assertIn("\n5 rows, finished", first["data"]["text/plain"])
         all_text = "\n".join(texts(nb))
         for want in ("cat_0", "View 'groups' created.", "Scan"):
             self.assertIn(want, all_text)

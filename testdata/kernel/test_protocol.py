@@ -217,7 +217,8 @@ class ProtocolTests(unittest.TestCase):
         reply, msgs = h.run(self.kc, "-- clink: rows=7\nSELECT auction FROM bid;")
         self.assertEqual(reply["content"]["status"], "ok")
         final = h.of_type(msgs, "update_display_data")[-1]["content"]["data"]["text/plain"]
-        self.assertIn("(7 rows (stopped at rows=7))", final)
+        self.assertIn("7 rows, stopped at rows=7", final)
+        self.assertNotIn("(", final.splitlines()[-1])
 
     def test_bounded_result_rendering(self):
         reply, msgs = h.run(self.kc, "SELECT '<b>x</b>' AS s, CAST(NULL AS VARCHAR) AS n, 'NULL' AS t;")
@@ -228,12 +229,16 @@ class ProtocolTests(unittest.TestCase):
         self.assertNotIn("<b>x</b>", data["text/html"])
         self.assertIn('<span class="null">NULL</span>', data["text/html"])
         self.assertIn("<td>NULL</td>", data["text/html"], "the string 'NULL' is not drawn as NULL")
+        # Plain text: SQL NULL bare, the string 'NULL' quoted (as the shell).
+        row = [c.strip() for c in data["text/plain"].splitlines()[2].split("|")]
+        self.assertEqual(row, ["<b>x</b>", "NULL", "'NULL'"])
+        self.assertEqual(data["text/plain"].splitlines()[-1], "1 row, finished")
         self.assertEqual(res[0]["content"]["execution_count"], reply["content"]["execution_count"])
 
     def test_row_cap(self):
         _, msgs = h.run(self.kc, "-- clink: max_rows=5\nSELECT * FROM 'testdata/parquet/duckdb_types.parquet';")
         text = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"]
-        self.assertIn("600 rows, 595 more rows not shown", text)
+        self.assertEqual(text.splitlines()[-1], "600 rows, finished; 595 more rows not shown")
         _, msgs = h.run(self.kc, "SET 'kernel.max_rows' = '3';\nSELECT * FROM 'testdata/parquet/duckdb_types.parquet';")
         self.assertIn("kernel.max_rows", h.of_type(msgs, "stream")[0]["content"]["text"])
         html = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/html"]

@@ -195,6 +195,10 @@ func TestExecuteOrderAndCount(t *testing.T) {
 	if !strings.Contains(html, "&lt;hello&gt;") || !strings.Contains(html, `<span class="null">NULL</span>`) {
 		t.Fatalf("html: %s", html)
 	}
+	// The plain-text footer reads as the shell's, without parentheses.
+	if text := res["data"].(map[string]any)["text/plain"].(string); !strings.HasSuffix(text, "\nNULL\n2 rows, finished") {
+		t.Fatalf("text: %q", text)
+	}
 	if res["execution_count"].(float64) != 1 {
 		t.Fatalf("count %v", res["execution_count"])
 	}

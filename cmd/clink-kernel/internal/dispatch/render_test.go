@@ -34,9 +34,10 @@ func TestParseOptions(t *testing.T) {
 var cols = []column{{"name", arrow.BinaryTypes.String}, {"n", arrow.PrimitiveTypes.Int64}}
 
 func TestRenderText(t *testing.T) {
-	rows := [][]cellValue{{{s: "a\nb"}, {s: "5"}}, {{s: "NULL", null: true}, {s: "12345"}}}
-	got := renderText(cols, rows, "2 rows")
-	want := "name | n\n-----+------\na\\nb |     5\nNULL | 12345\n(2 rows)"
+	rows := [][]cellValue{{{s: "a\nb"}, {s: "5"}}, {{s: "NULL", null: true}, {s: "12345"}}, {{s: "NULL"}, {s: "0"}}}
+	got := renderText(cols, rows, "3 rows, finished")
+	// SQL NULL bare, the string 'NULL' quoted; the footer without parentheses.
+	want := "name   | n\n-------+------\na\\nb   |     5\nNULL   | 12345\n'NULL' |     0\n3 rows, finished"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}

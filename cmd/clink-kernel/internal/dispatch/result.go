@@ -323,7 +323,7 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 		footer += fmt.Sprintf(", showing the last %d", len(w.rows))
 	}
 	if status != "" {
-		footer += " (" + status + ")"
+		footer += ", " + status
 	}
 	return map[string]any{
 		"text/plain": renderText(w.cols, rows, footer),
@@ -400,19 +400,19 @@ func (w *resultWriter) finish(reason string) error {
 	return nil
 }
 
+// footer is the line under a finished table, in the shell's words: the
+// row count, how the query ended, and how many rows the cap left out, e.g.
+// "5 rows, finished" or "600 rows, finished; 595 more rows not shown".
 func (w *resultWriter) footer(reason string) string {
-	shown := int64(len(w.rows))
-	var s string
-	switch {
-	case w.total == 1:
-		s = "1 row"
-	case shown < w.total:
-		s = fmt.Sprintf("%d rows, %d more rows not shown", w.total, w.total-shown)
-	default:
-		s = fmt.Sprintf("%d rows", w.total)
+	if reason == "" {
+		reason = "finished"
 	}
-	if reason != "" {
-		s += " (" + reason + ")"
+	s := fmt.Sprintf("%d rows, %s", w.total, reason)
+	if w.total == 1 {
+		s = "1 row, " + reason
+	}
+	if shown := int64(len(w.rows)); shown < w.total {
+		s += fmt.Sprintf("; %d more rows not shown", w.total-shown)
 	}
 	return s
 }
