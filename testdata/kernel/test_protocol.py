@@ -181,8 +181,13 @@ class ProtocolTests(unittest.TestCase):
             reply = h.shell_reply(self.kc, msg_id)
             self.assertEqual(reply["content"]["status"], "error")
             self.assertEqual(reply["content"]["ename"], "Interrupted")
-            errs = h.of_type(h.collect(self.kc, msg_id), "error")
+            msgs = h.collect(self.kc, msg_id)
+            errs = h.of_type(msgs, "error")
             self.assertEqual([e["content"]["ename"] for e in errs], ["Interrupted"])
+            # The rows that arrived stay readable in any frontend.
+            res = h.of_type(msgs, "execute_result")
+            self.assertEqual(len(res), 1)
+            self.assertIn(", interrupted", res[0]["content"]["data"]["text/plain"])
             self.ping(hb)
             r, _ = h.run(self.kc, "SELECT 'still alive';")
             self.assertEqual(r["content"]["status"], "ok")
@@ -207,7 +212,15 @@ class ProtocolTests(unittest.TestCase):
         self.assertGreaterEqual(len(ups), 3)
         self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
         self.assertLess(kinds.index("display_data"), kinds.index("update_display_data"))
-        final = ups[-1]["content"]["data"]
+        # The finished table is an execute_result, for frontends that ignore
+        # display updates (jupyter console, nbconvert); the live display is
+        # emptied so JupyterLab does not show the table twice.
+        self.assertEqual(ups[-1]["content"]["data"], {"text/plain": ""})
+        res = h.of_type(msgs, "execute_result")
+        self.assertEqual(len(res), 1)
+        self.assertGreater(kinds.index("execute_result"), kinds.index(ups[-1]["msg_type"]))
+        self.assertEqual(res[0]["content"]["execution_count"], reply["content"]["execution_count"])
+        final = res[0]["content"]["data"]
         self.assertIn("stopped at duration=1.5s", final["text/plain"])
         self.assertIn("<table", final["text/html"])
         # The tail shows at most 20 rows: header, rule, rows, footer.
@@ -216,7 +229,7 @@ class ProtocolTests(unittest.TestCase):
     def test_rows_bound(self):
         reply, msgs = h.run(self.kc, "-- clink: rows=7\nSELECT auction FROM bid;")
         self.assertEqual(reply["content"]["status"], "ok")
-        final = h.of_type(msgs, "update_display_data")[-1]["content"]["data"]["text/plain"]
+        final = h.of_type(msgs, "execute_result")[-1]["content"]["data"]["text/plain"]
         self.assertIn("7 rows, stopped at rows=7", final)
         self.assertNotIn("(", final.splitlines()[-1])
 

@@ -283,6 +283,10 @@ func TestInterruptLiveQuery(t *testing.T) {
 	if errs != 1 || disp != 1 || ups < 1 {
 		t.Fatalf("errors %d displays %d updates %d: %s", errs, disp, ups, types(ss))
 	}
+	// What arrived before the interrupt stays readable in any frontend.
+	if text, _ := finalTable(t, ss); !strings.HasSuffix(text, ", interrupted") {
+		t.Fatalf("final table %q", text)
+	}
 }
 
 func TestRowsBoundStopsNormally(t *testing.T) {
@@ -346,12 +350,7 @@ func TestLiveTopNInRankOrder(t *testing.T) {
 	k, tr, _ := newTestKernel()
 	m := request("execute_request", map[string]any{"code": "topn"})
 	k.handle(wire.Shell, m)
-	final := ""
-	for _, s := range tr.of(m.Header.MsgID) {
-		if s.msgType == "update_display_data" || s.msgType == "display_data" {
-			final = s.content["data"].(map[string]any)["text/plain"].(string)
-		}
-	}
+	final, _ := finalTable(t, tr.of(m.Header.MsgID))
 	b, d, c := strings.Index(final, "\nbb "), strings.Index(final, "\nddd "), strings.Index(final, "\nc ")
 	if b < 0 || d < 0 || c < 0 || !(b < d && d < c) || strings.Contains(final, "\na ") {
 		t.Fatalf("want bb (7), ddd (5), c (3) in that order:\n%s", final)
@@ -364,14 +363,8 @@ func TestLiveChangelogShowsCurrentTable(t *testing.T) {
 	k, tr, _ := newTestKernel()
 	m := request("execute_request", map[string]any{"code": "changelog"})
 	k.handle(wire.Shell, m)
-	ss := tr.of(m.Header.MsgID)
-	final := ""
-	for _, s := range ss {
-		if s.msgType == "update_display_data" || s.msgType == "display_data" {
-			final = s.content["data"].(map[string]any)["text/plain"].(string)
-		}
-	}
-	for _, want := range []string{"a", "2", "c", "5", "2 rows after 6 changes"} {
+	final, _ := finalTable(t, tr.of(m.Header.MsgID))
+	for _, want := range []string{"a", "2", "c", "5", "\n2 rows after 6 changes, finished"} {
 		if !strings.Contains(final, want) {
 			t.Fatalf("final table lacks %q:\n%s", want, final)
 		}
@@ -381,16 +374,35 @@ func TestLiveChangelogShowsCurrentTable(t *testing.T) {
 	}
 }
 
-// lastLive is the text and HTML of the last live display (or update) of a
-// request: what a notebook keeps.
-func lastLive(ss []sent) (text, html string) {
+// finalTable is the text and HTML of a live statement's final result: an
+// execute_result, after the update that empties the live display, as the
+// last outputs of the request.
+func finalTable(t *testing.T, ss []sent) (text, html string) {
+	t.Helper()
+	var outs []sent
 	for _, s := range ss {
-		if s.msgType == "update_display_data" || s.msgType == "display_data" {
-			d := s.content["data"].(map[string]any)
-			text, _ = d["text/plain"].(string)
-			html, _ = d["text/html"].(string)
+		switch s.msgType {
+		case "display_data", "update_display_data", "execute_result":
+			outs = append(outs, s)
 		}
 	}
+	if len(outs) < 3 {
+		t.Fatalf("outputs: %s", types(ss))
+	}
+	blank, res := outs[len(outs)-2], outs[len(outs)-1]
+	if blank.msgType != "update_display_data" || res.msgType != "execute_result" {
+		t.Fatalf("want the live display emptied, then the result: %s", types(ss))
+	}
+	if d := blank.content["data"].(map[string]any); len(d) != 1 || d["text/plain"] != "" {
+		t.Fatalf("live display not emptied: %v", d)
+	}
+	id := outs[0].content["transient"].(map[string]any)["display_id"]
+	if blank.content["transient"].(map[string]any)["display_id"] != id {
+		t.Fatalf("the emptying update names another display")
+	}
+	d := res.content["data"].(map[string]any)
+	text, _ = d["text/plain"].(string)
+	html, _ = d["text/html"].(string)
 	return text, html
 }
 
@@ -401,7 +413,7 @@ func TestLiveTableCappedAtMaxRows(t *testing.T) {
 	k, tr, _ := newTestKernel()
 	m := request("execute_request", map[string]any{"code": "-- clink: max_rows=4\ngrow"})
 	k.handle(wire.Shell, m)
-	text, html := lastLive(tr.of(m.Header.MsgID))
+	text, html := finalTable(t, tr.of(m.Header.MsgID))
 	if n := strings.Count(html, "<tr>"); n != 5 { // header + 4
 		t.Fatalf("%d html rows:\n%s", n, html)
 	}
@@ -420,7 +432,7 @@ func TestLiveTableCappedAtMaxRows(t *testing.T) {
 	// The default: liveTail rows.
 	m = request("execute_request", map[string]any{"code": "grow"})
 	k.handle(wire.Shell, m)
-	_, html = lastLive(tr.of(m.Header.MsgID))
+	_, html = finalTable(t, tr.of(m.Header.MsgID))
 	if n := strings.Count(html, "<tr>"); n != liveTail+1 {
 		t.Fatalf("default cap: %d html rows", n)
 	}
@@ -429,7 +441,7 @@ func TestLiveTableCappedAtMaxRows(t *testing.T) {
 	k.handle(wire.Shell, request("execute_request", map[string]any{"code": "SET 'kernel.max_rows' = '3'"}))
 	m = request("execute_request", map[string]any{"code": "-- clink: rows=10\nblock"})
 	k.handle(wire.Shell, m)
-	text, html = lastLive(tr.of(m.Header.MsgID))
+	text, html = finalTable(t, tr.of(m.Header.MsgID))
 	if n := strings.Count(html, "<tr>"); n != 4 || !strings.Contains(text, "10 rows, showing the last 3") {
 		t.Fatalf("kernel.max_rows=3 on a live tail: %d rows\n%s", n, text)
 	}

@@ -226,7 +226,7 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 	}
 	w.total += n
 	if w.mode == modeLive && time.Since(w.lastSend) >= w.out.k.liveInterval {
-		w.sendLive("update_display_data", "")
+		w.sendLive()
 	}
 	if w.stopped != "" {
 		return exec.ErrStop
@@ -331,12 +331,10 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 	}
 }
 
-func (w *resultWriter) sendLive(msgType, status string) {
-	if status == "" {
-		status = "running"
-	}
-	bundle := w.liveBundle(status)
-	w.out.publish(msgType, map[string]any{
+// sendLive updates the live display with the table so far.
+func (w *resultWriter) sendLive() {
+	bundle := w.liveBundle("running")
+	w.out.publish("update_display_data", map[string]any{
 		"data":      bundle,
 		"metadata":  map[string]any{},
 		"transient": map[string]any{"display_id": w.displayID},
@@ -359,15 +357,29 @@ func (w *resultWriter) finish(reason string) error {
 	}
 	switch w.mode {
 	case modeLive:
-		// The last update is the final snapshot, so a saved notebook keeps
-		// it; it still respects the update rate.
+		// The final snapshot is a result of its own, so frontends that do
+		// not apply display updates (jupyter console, nbconvert) show the
+		// finished table too; the live display is emptied (it still
+		// respects the update rate) so JupyterLab does not show it twice.
 		if wait := w.out.k.liveInterval - time.Since(w.lastSend); wait > 0 {
 			time.Sleep(wait)
 		}
 		if reason == "" {
 			reason = "finished"
 		}
-		w.sendLive("update_display_data", reason)
+		w.out.publish("update_display_data", map[string]any{
+			"data":      map[string]any{"text/plain": ""},
+			"metadata":  map[string]any{},
+			"transient": map[string]any{"display_id": w.displayID},
+		})
+		bundle := w.liveBundle(reason)
+		w.out.publish("execute_result", map[string]any{
+			"execution_count": w.out.count,
+			"data":            bundle,
+			"metadata":        map[string]any{},
+		})
+		text := bundle["text/plain"].(string)
+		w.out.lastText = &text
 	case modeChart:
 		if reason == "failed" || reason == "interrupted" {
 			return nil
