@@ -4,7 +4,10 @@ raw pyzmq sockets where a client library would refuse to misbehave)."""
 import hashlib
 import hmac
 import json
+import re
+import shutil
 import signal
+import subprocess
 import threading
 import time
 import unittest
@@ -347,6 +350,24 @@ class RestartTests(unittest.TestCase):
         finally:
             h.stop(km, kc)
         self.assertFalse(km.is_alive())
+
+
+class ConsoleTests(unittest.TestCase):
+    """jupyter console (Debian's jupyter-console) ignores update_display_data:
+    a streaming cell must still end with its rows on the terminal."""
+
+    def test_streaming_cell_shows_final_rows(self):
+        console = shutil.which("jupyter-console")
+        self.assertIsNotNone(console, "jupyter-console not installed (Debian package jupyter-console)")
+        p = subprocess.run([console, "--kernel", "clink", "--simple-prompt"],
+                           input="SELECT auction, price FROM bid LIMIT 3;\n",
+                           capture_output=True, text=True, timeout=120)
+        out = p.stdout
+        self.assertIn("Out[1]:", out, out + p.stderr)
+        final = out[out.index("Out[1]:"):]
+        self.assertIn("3 rows, finished", final, out)
+        rows = [l for l in final.splitlines() if re.match(r"^\s*\d+ \|\s*\d+$", l)]
+        self.assertEqual(len(rows), 3, out)
 
 
 if __name__ == "__main__":
