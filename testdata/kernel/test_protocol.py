@@ -203,6 +203,19 @@ class ProtocolTests(unittest.TestCase):
     def test_sigint_interrupts_query_not_kernel(self):
         self.interrupt_streaming(lambda: self.km.signal_kernel(signal.SIGINT))
 
+    def test_interrupted_explain_analyze_keeps_report(self):
+        msg_id = self.kc.execute("EXPLAIN ANALYZE SELECT auction, price FROM bid;")
+        time.sleep(1.5)  # the stream runs; no output until its report
+        self.km.interrupt_kernel()
+        reply = h.shell_reply(self.kc, msg_id)
+        self.assertEqual(reply["content"]["ename"], "Interrupted")
+        msgs = h.collect(self.kc, msg_id)
+        kinds = [m["msg_type"] for m in msgs]
+        table = h.of_type(msgs, "display_data")[0]["content"]["data"]
+        self.assertIn("<table", table["text/html"])
+        self.assertIn("cancelled", table["text/plain"])
+        self.assertLess(kinds.index("display_data"), kinds.index("error"))
+
     def test_live_updates(self):
         reply, msgs = h.run(self.kc, "-- clink: duration=1500ms\nSELECT auction, price FROM bid;")
         self.assertEqual(reply["content"]["status"], "ok")

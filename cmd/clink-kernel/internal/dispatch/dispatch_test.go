@@ -106,6 +106,11 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 			case <-time.After(time.Millisecond):
 			}
 		}
+	case "explainblock":
+		// EXPLAIN ANALYZE of a stream: runs until cancelled, then reports.
+		close(e.started)
+		<-ctx.Done()
+		return engine.Outcome{Text: "[1] Scan bid\n"}, nil
 	case "ack":
 		return engine.Outcome{Message: "done."}, nil
 	case "topn":
@@ -444,5 +449,27 @@ func TestLiveTableCappedAtMaxRows(t *testing.T) {
 	text, html = finalTable(t, tr.of(m.Header.MsgID))
 	if n := strings.Count(html, "<tr>"); n != 4 || !strings.Contains(text, "10 rows, showing the last 3") {
 		t.Fatalf("kernel.max_rows=3 on a live tail: %d rows\n%s", n, text)
+	}
+}
+
+// Interrupting EXPLAIN ANALYZE keeps its report (what ran so far), then
+// reports the interrupt.
+func TestInterruptedExplainKeepsReport(t *testing.T) {
+	k, tr, eng := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "explainblock"})
+	done := make(chan struct{})
+	go func() { k.handle(wire.Shell, m); close(done) }()
+	<-eng.started
+	k.HandleControl(request("interrupt_request", map[string]any{}))
+	<-done
+	ss := tr.of(m.Header.MsgID)
+	if got := types(ss); got != "status,execute_input,display_data,error,execute_reply,status" {
+		t.Fatalf("messages: %s", got)
+	}
+	if text := ss[2].content["data"].(map[string]any)["text/plain"].(string); !strings.Contains(text, "Scan bid") {
+		t.Fatalf("report %q", text)
+	}
+	if ss[3].content["ename"] != "Interrupted" {
+		t.Fatalf("error %v", ss[3].content)
 	}
 }

@@ -170,6 +170,11 @@ func (k *Kernel) runCell(m *wire.Message, code string, out *cellOutput) *cellErr
 		switch {
 		case errors.Is(cause, errInterrupted):
 			w.finish("interrupted")
+			if err == nil {
+				// What the statement reported though stopped: an EXPLAIN
+				// ANALYZE's report of what ran, as the shell keeps it.
+				out.outcome(o)
+			}
 			return interrupted(w.total)
 		case errors.Is(cause, errBound):
 			// The cell's bound ends it normally, with what arrived so far,
