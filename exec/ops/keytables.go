@@ -85,16 +85,22 @@ func (t *pairTable) grow() {
 // bytesTable maps byte-string keys to ids. The keys live end to end in one
 // arena (no allocation or string header per key) and are found through
 // open addressing over slots that hold 32 bits of the key's hash beside its
-// entry number, so a probe compares bytes only when those bits agree.
-// Hashing is maphash's (the runtime's AES-based hash where the CPU has it).
+// entry number, so a probe compares bytes only when those bits agree, and
+// an entry (where its key is, its id) is one 16-byte load. Hashing is
+// maphash's (the runtime's AES-based hash where the CPU has it).
 type bytesTable struct {
 	slots  []uint64 // hash tag << 32 | entry+1; 0: empty
 	shift  uint
+	ents   []bytesEnt
 	hashes []uint64 // by entry: the full hash, to re-slot on growth
-	ends   []int    // by entry: the end of its key in arena (start: the previous end)
-	ids    []int32  // by entry: the key's id
 	arena  []byte
 	seed   maphash.Seed
+}
+
+type bytesEnt struct {
+	start int
+	len   int32
+	id    int32
 }
 
 func newBytesTable() *bytesTable {
@@ -108,20 +114,7 @@ func (t *bytesTable) alloc(size int) {
 	t.shift = uint(64 - log2(size))
 }
 
-func (t *bytesTable) len() int { return len(t.ids) }
-
 func (t *bytesTable) hash(k string) uint64 { return maphash.String(t.seed, k) }
-
-func (t *bytesTable) key(e int) string {
-	start := 0
-	if e > 0 {
-		start = t.ends[e-1]
-	}
-	if start == t.ends[e] {
-		return ""
-	}
-	return unsafe.String(&t.arena[start], t.ends[e]-start)
-}
 
 // find returns the id of key k of hash h, or -1.
 func (t *bytesTable) find(k string, h uint64) int32 {
@@ -132,10 +125,12 @@ func (t *bytesTable) find(k string, h uint64) int32 {
 		if s == 0 {
 			return -1
 		}
-		if s&^0xffffffff == tag {
-			if e := int(uint32(s)) - 1; t.key(e) == k {
-				return t.ids[e]
-			}
+		if s&^0xffffffff != tag {
+			continue
+		}
+		e := &t.ents[uint32(s)-1]
+		if int(e.len) == len(k) && (len(k) == 0 || unsafe.String(&t.arena[e.start], len(k)) == k) {
+			return e.id
 		}
 	}
 }
@@ -143,14 +138,13 @@ func (t *bytesTable) find(k string, h uint64) int32 {
 // insert adds k (copied: it may alias Arrow memory), which is not in the
 // table, with id.
 func (t *bytesTable) insert(k string, h uint64, id int32) {
-	if 2*(len(t.ids)+1) > len(t.slots) {
+	if 2*(len(t.ents)+1) > len(t.slots) {
 		t.grow()
 	}
-	e := len(t.ids)
+	e := len(t.ents)
+	t.ents = append(t.ents, bytesEnt{start: len(t.arena), len: int32(len(k)), id: id})
 	t.arena = append(t.arena, k...)
-	t.ends = append(t.ends, len(t.arena))
 	t.hashes = append(t.hashes, h)
-	t.ids = append(t.ids, id)
 	t.place(h, e)
 }
 
