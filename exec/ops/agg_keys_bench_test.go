@@ -74,7 +74,7 @@ func benchKeyAgg(b *testing.B, card int, types ...arrow.DataType) {
 	}, 1)
 	// CPU time (every thread, the collector's too) is what other load on
 	// the machine disturbs least.
-	b.ReportMetric(float64((cpuTime() - cpu).Nanoseconds())/float64(b.N*benchKeyRows), "cpu-ns/row")
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N*benchKeyRows), "cpu-ns/row")
 }
 
 var (
