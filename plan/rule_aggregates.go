@@ -14,8 +14,12 @@ import (
 // plan gathers every row into one aggregate:
 //
 //   - AVG(x) of integers or floats is SUM(x) / COUNT(x), divided above
-//     the aggregate (SUM and COUNT merge; AVG of DECIMAL keeps its own
-//     rounding and stays whole).
+//     the aggregate (SUM and COUNT merge). AVG of DECIMAL(p, s) is
+//     DECIMAL(38, max(s, 6)): SUM(x) is DECIMAL(38, s) and the DECIMAL
+//     division by a BIGINT gives exactly that type, rounding half away
+//     from zero as the AVG accumulator does (exec/expr's decDivRound,
+//     exec/ops' decResult), so it splits too; otherwise every row of
+//     TPC-H Q1 crossed the exchange to 4 groups on 2 subtasks.
 //   - When every aggregate is COUNT(DISTINCT x) (or SUM/MIN/MAX(DISTINCT
 //     x)) of one x, the distinct (keys, x) pairs come first, from a GROUP
 //     BY keys, x that runs in two phases itself, and the aggregates then
@@ -38,9 +42,31 @@ func decomposeAggregates(n Node, o *RuleOptions) (Node, error) {
 
 // avgAsSumCount replaces AVG of integers and floats by SUM and COUNT.
 func avgAsSumCount(a *Aggregate) (Node, error) {
+	in := a.Input.Schema()
+	// split reports whether AVG s becomes SUM / COUNT, and the SUM's type.
+	split := func(s ops.AggSpec) (arrow.DataType, bool) {
+		if s.Func != "avg" || s.Distinct || s.Col < 0 {
+			return nil, false
+		}
+		switch s.Type.ID() {
+		case arrow.FLOAT64:
+			switch in.Field(s.Col).Type.ID() {
+			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
+				return arrow.PrimitiveTypes.Int64, true
+			}
+			return arrow.PrimitiveTypes.Float64, true
+		case arrow.DECIMAL128:
+			d, ok := in.Field(s.Col).Type.(*arrow.Decimal128Type)
+			if !ok {
+				return nil, false
+			}
+			return &arrow.Decimal128Type{Precision: 38, Scale: d.Scale}, true
+		}
+		return nil, false
+	}
 	found := false
 	for _, s := range a.Aggs {
-		if s.Func == "avg" && !s.Distinct && s.Type.ID() == arrow.FLOAT64 {
+		if _, ok := split(s); ok {
 			found = true
 		}
 	}
@@ -48,7 +74,6 @@ func avgAsSumCount(a *Aggregate) (Node, error) {
 		return a, nil
 	}
 	g := len(a.GroupCols)
-	in := a.Input.Schema()
 	c := *a
 	c.Aggs, c.AggText = nil, nil
 	// Where each old aggregate lands: one column, or a sum and a count.
@@ -62,14 +87,10 @@ func avgAsSumCount(a *Aggregate) (Node, error) {
 	}
 	for i, s := range a.Aggs {
 		text := a.AggText[i]
-		if s.Func != "avg" || s.Distinct || s.Type.ID() != arrow.FLOAT64 {
+		sumT, ok := split(s)
+		if !ok {
 			places[i] = place{col: add(s, text), count: -1}
 			continue
-		}
-		sumT := arrow.DataType(arrow.PrimitiveTypes.Float64)
-		switch in.Field(s.Col).Type.ID() {
-		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
-			sumT = arrow.PrimitiveTypes.Int64
 		}
 		sum := add(ops.AggSpec{Func: "sum", Col: s.Col, Type: sumT, Text: text}, "sum of "+text)
 		cnt := add(ops.AggSpec{Func: "count", Col: s.Col, Type: arrow.PrimitiveTypes.Int64, Text: text}, "count of "+text)
@@ -87,19 +108,25 @@ func avgAsSumCount(a *Aggregate) (Node, error) {
 			exprs = append(exprs, col)
 			continue
 		}
-		num, err := castCall(col, arrow.PrimitiveTypes.Float64)
-		if err != nil {
-			return nil, err
-		}
-		den, err := castCall(NewColRef(p.count, fs[p.count].Name, fs[p.count].Type), arrow.PrimitiveTypes.Float64)
-		if err != nil {
-			return nil, err
+		var num, den Expr = col, NewColRef(p.count, fs[p.count].Name, fs[p.count].Type)
+		want := a.schema.Field(len(exprs)).Type
+		if want.ID() == arrow.FLOAT64 {
+			var err error
+			if num, err = castCall(num, want); err != nil {
+				return nil, err
+			}
+			if den, err = castCall(den, want); err != nil {
+				return nil, err
+			}
 		}
 		// COUNT is 0 exactly when SUM is NULL: x / 0 is NULL, as AVG of
 		// no values is.
 		avg, err := binaryCall("/", num, den)
 		if err != nil {
 			return nil, err
+		}
+		if !arrow.TypeEqual(avg.Type(), want) {
+			return nil, fmt.Errorf("internal error: %s is %s, the AVG it replaces %s", avg, avg.Type(), want)
 		}
 		exprs = append(exprs, avg)
 	}

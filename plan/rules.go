@@ -46,7 +46,7 @@ var Rules = []Rule{
 		foldSumOfShifts},
 	{"prune-columns", "last rewrite: every operator, scan included, carries only the columns something above reads, so the filters placed above are already counted",
 		func(n Node, _ *RuleOptions) (Node, error) { return pruneColumns(n) }},
-	{"decompose-aggregates", "before the two-phase rule, at parallelism above one: AVG of numbers becomes SUM / COUNT and a query whose aggregates are all DISTINCT over one column aggregates the distinct pairs, so both split in two phases",
+	{"decompose-aggregates", "before the two-phase rule, at parallelism above one: AVG of numbers (DECIMAL too) becomes SUM / COUNT and a query whose aggregates are all DISTINCT over one column aggregates the distinct pairs, so both split in two phases",
 		decomposeAggregates},
 	{"two-phase-aggregation", "after pruning, over the final aggregate inputs: aggregates whose partials merge run per subtask first, then merged after the exchange",
 		twoPhaseAggregates},
