@@ -82,26 +82,30 @@ func (t *pairTable) grow() {
 	}
 }
 
-// bytesTable maps byte-string keys to ids. The keys live end to end in one
-// arena (no allocation or string header per key) and are found through
-// open addressing over slots that hold 32 bits of the key's hash beside its
-// entry number, so a probe compares bytes only when those bits agree, and
-// an entry (where its key is, its id) is one 16-byte load. Hashing is
-// maphash's (the runtime's AES-based hash where the CPU has it).
+// bytesTable maps byte-string keys to ids. The keys live end to end in
+// arena blocks (no allocation or string header per key, and no copy of the
+// keys as the table grows) and are found through open addressing over
+// slots that hold 32 bits of the key's hash beside its entry number, so a
+// probe compares bytes only when those bits agree, and an entry (where its
+// key is, its id) is one 16-byte load. Hashing is maphash's (the
+// runtime's AES-based hash where the CPU has it).
 type bytesTable struct {
 	slots  []uint64 // hash tag << 32 | entry+1; 0: empty
 	shift  uint
 	ents   []bytesEnt
 	hashes []uint64 // by entry: the full hash, to re-slot on growth
-	arena  []byte
+	blocks [][]byte // the arena; only the last has room
 	seed   maphash.Seed
 }
 
 type bytesEnt struct {
-	start int
-	len   int32
-	id    int32
+	block, off uint32
+	len, id    int32
 }
+
+// bytesBlock is the size of an arena block; a longer key gets a block of
+// its own.
+const bytesBlock = 256 << 10
 
 func newBytesTable() *bytesTable {
 	t := &bytesTable{seed: maphash.MakeSeed()}
@@ -129,7 +133,7 @@ func (t *bytesTable) find(k string, h uint64) int32 {
 			continue
 		}
 		e := &t.ents[uint32(s)-1]
-		if int(e.len) == len(k) && (len(k) == 0 || unsafe.String(&t.arena[e.start], len(k)) == k) {
+		if int(e.len) == len(k) && (len(k) == 0 || unsafe.String(&t.blocks[e.block][e.off], len(k)) == k) {
 			return e.id
 		}
 	}
@@ -141,13 +145,18 @@ func (t *bytesTable) insert(k string, h uint64, id int32) {
 	if 2*(len(t.ents)+1) > len(t.slots) {
 		t.grow()
 	}
+	last := len(t.blocks) - 1
+	if last < 0 || len(k) > cap(t.blocks[last])-len(t.blocks[last]) {
+		t.blocks = append(t.blocks, make([]byte, 0, max(bytesBlock, len(k))))
+		last++
+	}
+	b := t.blocks[last]
 	e := len(t.ents)
-	t.ents = append(t.ents, bytesEnt{start: len(t.arena), len: int32(len(k)), id: id})
-	t.arena = append(t.arena, k...)
+	t.ents = append(t.ents, bytesEnt{block: uint32(last), off: uint32(len(b)), len: int32(len(k)), id: id})
+	t.blocks[last] = append(b, k...)
 	t.hashes = append(t.hashes, h)
 	t.place(h, e)
 }
-
 func (t *bytesTable) place(h uint64, e int) {
 	mask := len(t.slots) - 1
 	i := int(h >> t.shift)
