@@ -89,3 +89,7 @@ func BenchmarkGroupByKeyDate(b *testing.B)       { benchKeyAgg(b, 100_000, bench
 func BenchmarkGroupByKeyDecimal(b *testing.B)    { benchKeyAgg(b, 100_000, benchDec) }
 func BenchmarkGroupByKeyVarchar(b *testing.B)    { benchKeyAgg(b, 100_000, str) }
 func BenchmarkGroupByKeyIntVarchar(b *testing.B) { benchKeyAgg(b, 100_000, benchInt, str) }
+
+// Every row a new key: the table's growth is most of the work (a final
+// aggregate, ClickBench's GROUP BY URL).
+func BenchmarkGroupByKeyVarcharUnique(b *testing.B) { benchKeyAgg(b, benchKeyRows, str) }
