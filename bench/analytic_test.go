@@ -198,7 +198,7 @@ func TestDuckDBReadsGeneratedData(t *testing.T) {
 	check("SELECT count(*) FROM (DESCRIBE hits)", "105")
 }
 
-// TestAnalyticSuitesAgree runs TPC-H at SF 0.01 and ClickBench on 50,000
+// TestAnalyticSuitesAgree runs TPC-H at SF 0.1 and ClickBench on 50,000
 // rows through the same comparison as the benchmark and fails on every
 // query whose answer differs from DuckDB's or that clink cannot run: each
 // query is a subtest, so the output lists every query's status (and the
@@ -209,7 +209,7 @@ func TestAnalyticSuitesAgree(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, c := range []analyticConfig{
-		{suite: "tpch", sf: 0.01},
+		{suite: "tpch", sf: 0.1},
 		{suite: "clickbench", rows: 50_000},
 	} {
 		c.threads, c.repeat, c.timeout, c.queries = 1, 1, 2*time.Minute, "all"

@@ -23,6 +23,8 @@ import (
 //	BINARY               []byte
 //	TIMESTAMP(unit)      arrow.Timestamp (in the type's unit)
 //	DATE32               arrow.Date32
+//	TIME32, TIME64       arrow.Time64 (in the type's unit; a TIME(0..3) column
+//	(TIME(p))            is Time32 in Arrow, its row values are widened)
 //	INTERVAL             arrow.MonthDayNanoInterval (months, days, nanoseconds
 //	                     kept apart: '1 month' is not '30 days')
 //	STRUCT (ROW<...>)    Row (one value per field)
@@ -96,6 +98,10 @@ func Value(arr arrow.Array, i int) any {
 		return a.Value(i)
 	case *array.Date32:
 		return a.Value(i)
+	case *array.Time64:
+		return a.Value(i)
+	case *array.Time32:
+		return arrow.Time64(a.Value(i))
 	case *array.MonthDayNanoInterval:
 		return a.Value(i)
 	case *array.Dictionary:
@@ -190,6 +196,18 @@ func AppendValue(b array.Builder, v any) error {
 			return typeErr(b, v)
 		}
 		bb.Append(x)
+	case *array.Time64Builder:
+		x, ok := v.(arrow.Time64)
+		if !ok {
+			return typeErr(b, v)
+		}
+		bb.Append(x)
+	case *array.Time32Builder:
+		x, ok := v.(arrow.Time64)
+		if !ok || x != arrow.Time64(arrow.Time32(x)) {
+			return typeErr(b, v)
+		}
+		bb.Append(arrow.Time32(x))
 	case *array.MonthDayNanoIntervalBuilder:
 		x, ok := v.(arrow.MonthDayNanoInterval)
 		if !ok {

@@ -336,10 +336,16 @@ func (b *binder) planAggregate(n Node, in *scope, keys []groupKey, sets [][]int,
 	if sets != nil {
 		keyCols := make([]int, nk)
 		copy(keyCols, group)
-		input = newExpand(input, keyCols, sets)
-		group = append(group, input.Schema().NumFields()-1)
+		ex := newExpand(input, keyCols, sets)
+		input = ex
+		group = append(group, ex.gidCol())
 		p.gid = nk
 		fs = append(fs, arrow.Field{Name: "grouping_id", Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+		if ex.copies {
+			// A set listed twice comes out twice: its copies group apart.
+			group = append(group, ex.gidCol()+1)
+			fs = append(fs, arrow.Field{Name: "grouping_copy", Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+		}
 	}
 	for i, a := range aggs.calls {
 		p.aggOut[a] = len(fs)
@@ -555,19 +561,30 @@ func mustBinary(op string, l, r Expr) Expr {
 
 // Expand repeats each input row once per grouping set, with the keys the
 // set leaves out set to NULL, and appends the set's grouping id (bit
-// nk-1-j set when key j is left out).
+// nk-1-j set when key j is left out) and, when a set is listed more than
+// once, its copy number (ops.SetCopies), so that the GROUP BY above keeps
+// the copies apart as SQL does (GROUPING SETS ((a), (a)) gives each group
+// twice); GROUPING() reads the id alone.
 type Expand struct {
 	Input   Node
 	KeyCols []int
 	Sets    [][]int // per set: indexes into KeyCols that it keeps
+	copies  bool    // a set repeats: the copy number follows the id
 	schema  *arrow.Schema
 }
 
 func newExpand(in Node, keyCols []int, sets [][]int) *Expand {
 	fs := append(append([]arrow.Field(nil), in.Schema().Fields()...),
 		arrow.Field{Name: "grouping_id", Type: arrow.PrimitiveTypes.Int64, Nullable: true})
-	return &Expand{Input: in, KeyCols: keyCols, Sets: sets, schema: arrow.NewSchema(fs, nil)}
+	copies := ops.SetCopies(sets) != nil
+	if copies {
+		fs = append(fs, arrow.Field{Name: "grouping_copy", Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+	}
+	return &Expand{Input: in, KeyCols: keyCols, Sets: sets, copies: copies, schema: arrow.NewSchema(fs, nil)}
 }
+
+// gidCol is the output column of the grouping id.
+func (n *Expand) gidCol() int { return n.Input.Schema().NumFields() }
 
 func (n *Expand) Schema() *arrow.Schema { return n.schema }
 func (n *Expand) Children() []Node      { return []Node{n.Input} }

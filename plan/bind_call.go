@@ -12,7 +12,9 @@ import (
 )
 
 // aggregateFuncs are the aggregate functions (lower-case).
-var aggregateFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
+var aggregateFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"stddev_samp": true, "stddev": true, "stddev_pop": true, "var_samp": true, "variance": true, "var_pop": true,
+	"bool_and": true, "bool_or": true, "every": true}
 
 // windowOnlyFuncs are the functions that exist only with OVER.
 var windowOnlyFuncs = map[string]bool{"row_number": true, "rank": true, "dense_rank": true, "percent_rank": true,
@@ -262,9 +264,25 @@ func (b *binder) bindAggCall(x *ast.FuncCall, name string, sc *scope, ctx *exprC
 // it: COUNT is BIGINT; SUM of integers BIGINT (an overflow is an error),
 // of DECIMAL(p, s) DECIMAL(38, s), of floats DOUBLE; AVG of integers and
 // floats DOUBLE, of DECIMAL(p, s) DECIMAL(38, max(s, 6)); MIN and MAX keep
-// the type.
+// the type; the variance family (stddev_samp, stddev, stddev_pop,
+// var_samp, variance, var_pop) is DOUBLE over any number (DuckDB;
+// PostgreSQL's numeric result for integers is DuckDB's DOUBLE here);
+// bool_and, bool_or and every take and give BOOLEAN.
 func aggType(fn string, t arrow.DataType) (arrow.DataType, error) {
 	switch fn {
+	case "stddev_samp", "stddev", "stddev_pop", "var_samp", "variance", "var_pop":
+		switch t.ID() {
+		case arrow.NULL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
+			arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128:
+			return arrow.PrimitiveTypes.Float64, nil
+		}
+		return nil, fmt.Errorf("cannot apply %s to %s", strings.ToUpper(fn), sql.TypeString(t))
+	case "bool_and", "bool_or", "every":
+		switch t.ID() {
+		case arrow.NULL, arrow.BOOL:
+			return arrow.FixedWidthTypes.Boolean, nil
+		}
+		return nil, fmt.Errorf("cannot apply %s to %s: it takes BOOLEAN", strings.ToUpper(fn), sql.TypeString(t))
 	case "count", "count_star":
 		return arrow.PrimitiveTypes.Int64, nil
 	case "sum", "avg":

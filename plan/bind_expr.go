@@ -508,12 +508,15 @@ func (b *binder) resolveIn(ref *ast.ColumnRef, s *scope) (Expr, error) {
 	return fields(col(i), parts[1:])
 }
 
-// typedLiteral folds DATE '...', TIMESTAMP '...' into a constant.
+// typedLiteral folds DATE '...', TIME '...', TIMESTAMP '...' into a
+// constant (TIME and TIMESTAMP at their default precision, 6).
 func typedLiteral(x *ast.TypedLit) (Expr, error) {
 	var t arrow.DataType
 	switch x.Type {
 	case "DATE":
 		t = arrow.FixedWidthTypes.Date32
+	case "TIME":
+		t = arrow.FixedWidthTypes.Time64us
 	case "TIMESTAMP":
 		t = &arrow.TimestampType{Unit: arrow.Microsecond}
 	case "TIMESTAMP_LTZ":

@@ -252,7 +252,8 @@ func (b *binder) bindWindowCall(x *ast.FuncCall, name string, sc *scope, ctx *ex
 				return nil, err
 			}
 		}
-	case "count", "sum", "avg", "min", "max":
+	case "count", "sum", "avg", "min", "max", "stddev_samp", "stddev", "stddev_pop", "var_samp", "variance", "var_pop",
+		"bool_and", "bool_or", "every":
 		switch {
 		case x.Star:
 			if name != "count" {

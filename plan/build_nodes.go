@@ -117,8 +117,8 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		var parts []string
 		if len(x.GroupCols) > 0 {
 			var keys []string
-			for _, g := range x.GroupCols {
-				keys = append(keys, x.schema.Field(g).Name)
+			for i := range x.GroupCols {
+				keys = append(keys, x.schema.Field(i).Name)
 			}
 			parts = append(parts, "GROUP BY "+strings.Join(keys, ", "))
 		}
@@ -266,9 +266,11 @@ func isIdentity(p *Project) bool {
 }
 
 // finalAggs returns the aggregates that merge partial results of x's
-// aggregates (COUNT and SUM add up, MIN and MAX take the extreme), reading
-// the partial output where group keys come first. It reports false when an
-// aggregate does not decompose that way (AVG, DISTINCT).
+// aggregates (COUNT and SUM add up, MIN and MAX take the extreme, bool_and
+// and bool_or combine the partial answers), reading the partial output
+// where group keys come first. It reports false when an aggregate does not
+// decompose that way (AVG, DISTINCT, and the variance family, whose
+// partials would need their count and mean besides their result).
 func finalAggs(x *Aggregate) ([]ops.AggSpec, bool) {
 	g := len(x.GroupCols)
 	out := make([]ops.AggSpec, len(x.Aggs))
@@ -281,7 +283,7 @@ func finalAggs(x *Aggregate) ([]ops.AggSpec, bool) {
 		switch a.Func {
 		case "count", "count_star":
 			f.Func = "sum" // of the partial counts, INT64 like the count
-		case "sum", "min", "max":
+		case "sum", "min", "max", "bool_and", "bool_or", "every":
 		default:
 			return nil, false
 		}

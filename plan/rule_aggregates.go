@@ -20,10 +20,10 @@ import (
 //     from zero as the AVG accumulator does (exec/expr's decDivRound,
 //     exec/ops' decResult), so it splits too; otherwise every row of
 //     TPC-H Q1 crossed the exchange to 4 groups on 2 subtasks.
-//   - When every aggregate is COUNT(DISTINCT x) (or SUM/MIN/MAX(DISTINCT
-//     x)) of one x, the distinct (keys, x) pairs come first, from a GROUP
-//     BY keys, x that runs in two phases itself, and the aggregates then
-//     run plainly over them.
+//   - COUNT(DISTINCT x) (and SUM/MIN/MAX(DISTINCT x)) of one x runs over
+//     the distinct (keys, x) pairs, from a GROUP BY keys, x that runs in
+//     two phases itself; the other aggregates aggregate the shared input
+//     on their own, and the two join on the keys.
 func decomposeAggregates(n Node, o *RuleOptions) (Node, error) {
 	if o.Parallelism < 2 {
 		return n, nil
@@ -133,17 +133,22 @@ func avgAsSumCount(a *Aggregate) (Node, error) {
 	return NewProject(&c, exprs, fieldNames(a.schema)), nil
 }
 
-// distinctFirst plans an aggregate whose every aggregate is DISTINCT over
-// one argument as GROUP BY keys, x (the distinct pairs, itself two-phase)
-// under the same aggregates without DISTINCT.
+// distinctFirst plans the DISTINCT aggregates of an aggregate (all over
+// one argument x) as GROUP BY keys, x (the distinct pairs, itself
+// two-phase) under the same aggregates without DISTINCT. The others, if
+// any, aggregate the same input on their own (the input is shared, read
+// once), and the two results join on the keys (IS NOT DISTINCT FROM: a
+// NULL key is a group too).
 func distinctFirst(a *Aggregate) (Node, bool, error) {
-	if len(a.Aggs) == 0 {
-		return a, false, nil
-	}
 	arg := -1
-	for _, s := range a.Aggs {
-		if !s.Distinct || s.Col < 0 || (arg >= 0 && s.Col != arg) {
-			return a, false, nil
+	var dIdx, nIdx []int
+	for i, s := range a.Aggs {
+		if !s.Distinct {
+			nIdx = append(nIdx, i)
+			continue
+		}
+		if s.Col < 0 || (arg >= 0 && s.Col != arg) {
+			return a, false, nil // DISTINCT over several arguments: left whole
 		}
 		switch s.Func {
 		case "count", "sum", "min", "max":
@@ -151,26 +156,78 @@ func distinctFirst(a *Aggregate) (Node, bool, error) {
 			return a, false, nil
 		}
 		arg = s.Col
+		dIdx = append(dIdx, i)
+	}
+	if len(dIdx) == 0 {
+		return a, false, nil
 	}
 	in := a.Input.Schema()
-	keys := append(append([]int(nil), a.GroupCols...), arg)
-	fs := make([]arrow.Field, len(keys))
-	for i, k := range keys {
-		fs[i] = in.Field(k)
-		fs[i].Nullable = true
-	}
-	pairs := &Aggregate{Input: a.Input, GroupCols: keys, schema: arrow.NewSchema(fs, nil)}
 	g := len(a.GroupCols)
-	group := identityMap(g)
-	top := &Aggregate{Input: pairs, GroupCols: group, AggText: a.AggText, schema: a.schema}
-	for _, s := range a.Aggs {
-		s.Distinct, s.Col = false, g
-		top.Aggs = append(top.Aggs, s)
+	keyFields := make([]arrow.Field, g)
+	for i := range keyFields {
+		keyFields[i] = a.schema.Field(i)
 	}
-	if top.schema.NumFields() != g+len(top.Aggs) {
-		return nil, true, fmt.Errorf("internal error: an aggregate's schema does not match its keys and aggregates")
+	part := func(input Node, group []int, idx []int, distinctCol int) *Aggregate {
+		fs := append([]arrow.Field(nil), keyFields...)
+		out := &Aggregate{Input: input, GroupCols: group}
+		for _, k := range idx {
+			s := a.Aggs[k]
+			if distinctCol >= 0 {
+				s.Distinct, s.Col = false, distinctCol
+			}
+			out.Aggs, out.AggText = append(out.Aggs, s), append(out.AggText, a.AggText[k])
+			fs = append(fs, a.schema.Field(g+k))
+		}
+		out.schema = arrow.NewSchema(fs, nil)
+		return out
 	}
-	return top, true, nil
+	keys := append(append([]int(nil), a.GroupCols...), arg)
+	pfs := make([]arrow.Field, len(keys))
+	for i, k := range keys {
+		pfs[i] = in.Field(k)
+		pfs[i].Nullable = true
+	}
+	pairs := &Aggregate{Input: a.Input, GroupCols: keys, schema: arrow.NewSchema(pfs, nil)}
+	dPart := part(pairs, identityMap(g), dIdx, g)
+	if len(nIdx) == 0 {
+		return dPart, true, nil
+	}
+	nPart := part(a.Input, a.GroupCols, nIdx, -1)
+	wn := nPart.schema.NumFields()
+	var conds []Expr
+	for i := 0; i < g; i++ {
+		f := keyFields[i]
+		eq, err := NewCall("IS NOT DISTINCT FROM", []Expr{NewColRef(i, f.Name, f.Type), NewColRef(wn+i, f.Name, f.Type)}, notDistinct)
+		if err != nil {
+			return nil, true, err
+		}
+		conds = append(conds, eq)
+	}
+	on, err := And(conds...)
+	if err != nil {
+		return nil, true, err
+	}
+	j := newJoin(nPart, dPart, JoinInner, on)
+	exprs := make([]Expr, 0, a.schema.NumFields())
+	for i := 0; i < g; i++ {
+		exprs = append(exprs, NewColRef(i, keyFields[i].Name, keyFields[i].Type))
+	}
+	for k := range a.Aggs {
+		f := a.schema.Field(g + k)
+		col := -1
+		for p, n := range nIdx {
+			if n == k {
+				col = g + p
+			}
+		}
+		for p, d := range dIdx {
+			if d == k {
+				col = wn + g + p
+			}
+		}
+		exprs = append(exprs, NewColRef(col, f.Name, f.Type))
+	}
+	return NewProject(j, exprs, fieldNames(a.schema)), true, nil
 }
 
 // foldSumOfShifts rewrites SUM(x + k) and SUM(x - k), x a narrow integer

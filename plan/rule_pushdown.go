@@ -198,6 +198,19 @@ func (p *pusher) pushJoin(j *Join, preds []Expr) (Node, error) {
 			switch {
 			case l && r:
 				cond = append(cond, c)
+				// An OR over both sides implies an OR over each side's own
+				// conjuncts: (a1 AND b1) OR (a2 AND b2) filters the left
+				// input by a1 OR a2 before the join (TPC-H Q7's nations).
+				if li, ri, err := impliedBySide(c, nl); err != nil {
+					return nil, err
+				} else {
+					if li != nil {
+						left = append(left, li)
+					}
+					if ri != nil {
+						right = append(right, Shift(ri, -nl))
+					}
+				}
 			case r:
 				right = append(right, Shift(c, -nl))
 			default:
@@ -414,4 +427,59 @@ func factorOr(e Expr) (Expr, error) {
 		}
 	}
 	return And(append(common, rest)...)
+}
+
+// impliedBySide derives from an OR whose every disjunct has conjuncts over
+// the left input alone the OR of those (and likewise for the right): a
+// filter each input can apply before the join without changing its result,
+// since the OR itself still holds above.
+func impliedBySide(c Expr, nl int) (left, right Expr, err error) {
+	call, ok := c.(*Call)
+	if !ok || call.Op != "OR" {
+		return nil, nil, nil
+	}
+	var disj []Expr
+	var flat func(Expr)
+	flat = func(x Expr) {
+		if o, ok := x.(*Call); ok && o.Op == "OR" {
+			flat(o.Args[0])
+			flat(o.Args[1])
+			return
+		}
+		disj = append(disj, x)
+	}
+	flat(c)
+	imply := func(wantLeft bool) (Expr, error) {
+		var parts []Expr
+		for _, d := range disj {
+			var mine []Expr
+			for _, k := range Conjuncts(d) {
+				cols := Columns(k)
+				if len(cols) == 0 || isVolatile(k) {
+					continue
+				}
+				all := true
+				for _, col := range cols {
+					all = all && ((col < nl) == wantLeft)
+				}
+				if all {
+					mine = append(mine, k)
+				}
+			}
+			if len(mine) == 0 {
+				return nil, nil // a disjunct says nothing about this side
+			}
+			a, err := And(mine...)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, a)
+		}
+		return orAll(parts...)
+	}
+	if left, err = imply(true); err != nil {
+		return nil, nil, err
+	}
+	right, err = imply(false)
+	return left, right, err
 }

@@ -97,6 +97,16 @@ func Appender(t arrow.DataType) AppendFunc {
 		return func(arr arrow.Array, i int, buf []byte) []byte {
 			return AppendInterval(buf, arr.(*array.MonthDayNanoInterval).Value(i))
 		}
+	case *arrow.Time32Type:
+		u := t.Unit
+		return func(arr arrow.Array, i int, buf []byte) []byte {
+			return AppendTime(buf, int64(arr.(*array.Time32).Value(i)), u)
+		}
+	case *arrow.Time64Type:
+		u := t.Unit
+		return func(arr arrow.Array, i int, buf []byte) []byte {
+			return AppendTime(buf, int64(arr.(*array.Time64).Value(i)), u)
+		}
 	case *arrow.StructType:
 		return canonical.Struct(t)
 	case *arrow.ListType:
@@ -118,6 +128,18 @@ func Appender(t arrow.DataType) AppendFunc {
 	return func(arr arrow.Array, i int, buf []byte) []byte {
 		return append(buf, arr.ValueStr(i)...)
 	}
+}
+
+// TimeUnitOf is the unit of a TIME type (Time32 or Time64); microseconds,
+// TIME's default precision, for any other type.
+func TimeUnitOf(t arrow.DataType) arrow.TimeUnit {
+	switch t := t.(type) {
+	case *arrow.Time32Type:
+		return t.Unit
+	case *arrow.Time64Type:
+		return t.Unit
+	}
+	return arrow.Microsecond
 }
 
 func zone(t *arrow.TimestampType) *time.Location {
@@ -201,7 +223,8 @@ func (n Nesting) List(elem arrow.DataType) AppendFunc {
 // Append appends the canonical text of a row-form value v of type t (the
 // Go types of exec.Row: bool, int32, int64, float32, float64,
 // decimal128.Num, string, []byte, arrow.Timestamp, arrow.Date32,
-// arrow.MonthDayNanoInterval, []any for ROW and ARRAY). isNull reports
+// arrow.Time64, arrow.MonthDayNanoInterval, []any for ROW and ARRAY).
+// isNull reports
 // SQL NULL, for which nothing is appended.
 func Append(buf []byte, v any, t arrow.DataType) (out []byte, isNull bool) {
 	switch x := v.(type) {
@@ -235,6 +258,8 @@ func Append(buf []byte, v any, t arrow.DataType) (out []byte, isNull bool) {
 		return AppendTimestamp(buf, int64(x), u), false
 	case arrow.Date32:
 		return AppendDate(buf, int64(x)), false
+	case arrow.Time64:
+		return AppendTime(buf, int64(x), TimeUnitOf(t)), false
 	case arrow.MonthDayNanoInterval:
 		return AppendInterval(buf, x), false
 	case []any:

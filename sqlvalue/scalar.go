@@ -224,6 +224,16 @@ func AppendTimestampIn(buf []byte, v int64, u arrow.TimeUnit, loc *time.Location
 	return appendFraction(buf, frac, UnitPrecision(u))
 }
 
+// AppendTime appends a TIME of unit u (ticks since midnight) as DuckDB
+// prints it: HH:MM:SS[.fraction], the fraction only when non-zero, at the
+// unit's precision with trailing zeros trimmed.
+func AppendTime(buf []byte, v int64, u arrow.TimeUnit) []byte {
+	ups := UnitsPerSecond(u)
+	secs := floorDiv(v, ups)
+	buf = appendClock(buf, secs)
+	return appendFraction(buf, v-secs*ups, UnitPrecision(u))
+}
+
 func appendClock(buf []byte, sod int64) []byte {
 	h, mi, s := sod/3600, sod/60%60, sod%60
 	if h >= 100 { // interval hours can exceed a day

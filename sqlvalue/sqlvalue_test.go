@@ -57,6 +57,13 @@ func TestFormatPerType(t *testing.T) {
 		{arrow.Timestamp(1706702400500), ts(arrow.Millisecond), "2024-01-31 12:00:00.5"},
 		{arrow.Timestamp(-1), ts(arrow.Microsecond), "1969-12-31 23:59:59.999999"},
 		{arrow.Timestamp(1706702400000000001), ts(arrow.Nanosecond), "2024-01-31 12:00:00.000000001"},
+		// TIME as DuckDB prints it: 12:34:56.5, 12:00:00.000123.
+		{arrow.Time64(45296500000), arrow.FixedWidthTypes.Time64us, "12:34:56.5"},
+		{arrow.Time64(43200000123), arrow.FixedWidthTypes.Time64us, "12:00:00.000123"},
+		{arrow.Time64(3723), arrow.FixedWidthTypes.Time32s, "01:02:03"},
+		{arrow.Time64(86399999), arrow.FixedWidthTypes.Time32ms, "23:59:59.999"},
+		{arrow.Time64(1), arrow.FixedWidthTypes.Time64ns, "00:00:00.000000001"},
+		{arrow.Time64(0), arrow.FixedWidthTypes.Time64us, "00:00:00"},
 		{arrow.MonthDayNanoInterval{Months: 1, Days: 2, Nanoseconds: 3 * 3600e9}, arrow.FixedWidthTypes.MonthDayNanoInterval, "1 month 2 days 03:00:00"},
 		{arrow.MonthDayNanoInterval{Months: 26}, arrow.FixedWidthTypes.MonthDayNanoInterval, "2 years 2 months"},
 		{arrow.MonthDayNanoInterval{Days: -1, Nanoseconds: -3600e9}, arrow.FixedWidthTypes.MonthDayNanoInterval, "-1 day -01:00:00"},
@@ -119,6 +126,10 @@ func oneValue(t *testing.T, typ arrow.DataType, v any) arrow.Array {
 		bb.Append(v.(arrow.Timestamp))
 	case *array.MonthDayNanoIntervalBuilder:
 		bb.Append(v.(arrow.MonthDayNanoInterval))
+	case *array.Time64Builder:
+		bb.Append(v.(arrow.Time64))
+	case *array.Time32Builder:
+		bb.Append(arrow.Time32(v.(arrow.Time64)))
 	default:
 		return nil
 	}

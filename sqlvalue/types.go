@@ -20,6 +20,7 @@
 //	DATE           2024-01-31 (years before 1000 zero-padded, BC negative)
 //	TIMESTAMP(p)   2024-01-31 12:00:00, then .fraction only when non-zero,
 //	               trailing zeros trimmed; a zoned timestamp in its zone
+//	TIME(p)        12:34:56, then .fraction as TIMESTAMP's
 //	INTERVAL       as DuckDB prints it: 1 year 2 months 3 days 04:05:06.5;
 //	               the parts that are zero are left out, 00:00:00 when all
 //	               are

@@ -36,13 +36,18 @@ var wantObjects = []string{
 	`{"b":null,"i32":null,"i64":null,"f32":null,"f64":"-Infinity","d":null,"s":"","bin":null,"ts_ms":null,"ts_us":null,"ts_ns":null,"dt":null,"st":null,"l":[]}`,
 }
 
-// render runs one result through a sink of format, as the shell does.
+// render runs one result (of the batches' schema, allTypesSchema when
+// there are none) through a sink of format, as the shell does.
 func render(t *testing.T, format string, mem memory.Allocator, batches ...*exec.Batch) string {
 	t.Helper()
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)
 	s := newSink(format, sinkOptions{out: w, mem: mem})
-	if err := s.Columns(allTypesSchema(), true); err != nil {
+	schema := allTypesSchema()
+	if len(batches) > 0 {
+		schema = batches[0].Schema()
+	}
+	if err := s.Columns(schema, true); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range batches {
@@ -300,5 +305,29 @@ func TestJSONStringEscaping(t *testing.T) {
 	}
 	if want := "q\"b\\s\x01\u2028é\ufffd<"; back != want {
 		t.Errorf("round trip %q, want %q", back, want)
+	}
+}
+
+// TIME prints as its canonical text in every format: quoted in JSON, as
+// the table shows it (12:34:56.5, not Arrow's 12:34:56.500000).
+func TestTimeOutput(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "t", Type: arrow.FixedWidthTypes.Time64us, Nullable: true},
+		{Name: "t3", Type: arrow.FixedWidthTypes.Time32ms, Nullable: true}}, nil)
+	rec, err := exec.EncodeRows(mem, schema, []exec.Row{{arrow.Time64(45296500000), arrow.Time64(3723004)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := exec.NewColumnarBatch(rec)
+	defer b.Release()
+	for format, want := range map[string]string{
+		formatJSON:  `"t":"12:34:56.5","t3":"01:02:03.004"`,
+		formatCSV:   "12:34:56.5,01:02:03.004",
+		formatTable: "| 12:34:56.5 | 01:02:03.004 |",
+	} {
+		if got := render(t, format, mem, b); !strings.Contains(got, want) {
+			t.Errorf("%s output lacks %q:\n%s", format, want, got)
+		}
 	}
 }

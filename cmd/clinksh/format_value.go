@@ -95,7 +95,7 @@ func newJSONAppender(dt arrow.DataType) appendFunc {
 		return func(arr arrow.Array, i int, buf []byte) []byte {
 			return inner(arr.(array.ExtensionArray).Storage(), i, buf)
 		}
-	case *arrow.TimestampType, *arrow.Date32Type, *arrow.MonthDayNanoIntervalType:
+	case *arrow.TimestampType, *arrow.Date32Type, *arrow.Time32Type, *arrow.Time64Type, *arrow.MonthDayNanoIntervalType:
 		// The canonical text in quotes: digits, signs, spaces, colons and
 		// unit words never need escaping.
 		text := sqlvalue.Appender(dt)

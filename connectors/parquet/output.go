@@ -76,9 +76,9 @@ func (o *outCol) init(mem memory.Allocator, typ arrow.DataType, n int, optional 
 		o.valBuf.Resize(int(bitutil.BytesForBits(int64(n))))
 		o.bits = o.valBuf.Bytes()
 		clear(o.bits)
-	case arrow.INT32, arrow.DATE32, arrow.DICTIONARY: // dictionary: the int32 codes
+	case arrow.INT32, arrow.DATE32, arrow.TIME32, arrow.DICTIONARY: // dictionary: the int32 codes
 		o.i32 = arrow.Int32Traits.CastFromBytes(fixed(4))
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64:
 		o.i64 = arrow.Int64Traits.CastFromBytes(fixed(8))
 	case arrow.FLOAT32:
 		o.f32 = arrow.Float32Traits.CastFromBytes(fixed(4))

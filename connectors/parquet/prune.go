@@ -99,8 +99,11 @@ func statValue(b *binding, raw []byte, typ arrow.DataType) (any, bool) {
 			return nil, false
 		}
 		v := int32(le.Uint32(raw))
-		if typ.ID() == arrow.DATE32 {
+		switch typ.ID() {
+		case arrow.DATE32:
 			return arrow.Date32(v), true
+		case arrow.TIME32:
+			return arrow.Time64(v), true
 		}
 		return v, true
 	case convInt32ToInt64:
@@ -118,8 +121,11 @@ func statValue(b *binding, raw []byte, typ arrow.DataType) (any, bool) {
 			return nil, false
 		}
 		v := int64(le.Uint64(raw))
-		if typ.ID() == arrow.TIMESTAMP {
+		switch typ.ID() {
+		case arrow.TIMESTAMP:
 			return arrow.Timestamp(scaleTS(v, b.mul, b.div)), true
+		case arrow.TIME64:
+			return arrow.Time64(v), true
 		}
 		return v, true
 	case convFloat32:
@@ -238,6 +244,9 @@ func compare(a, b any) (int, bool) {
 	case arrow.Date32:
 		y, ok := b.(arrow.Date32)
 		return cmpOrdered(x, y), ok
+	case arrow.Time64:
+		y, ok := b.(arrow.Time64)
+		return cmpOrdered(x, y), ok
 	case decimal128.Num:
 		y, ok := b.(decimal128.Num)
 		if !ok {
@@ -248,7 +257,7 @@ func compare(a, b any) (int, bool) {
 	return 0, false
 }
 
-func cmpOrdered[T int32 | int64 | float32 | float64 | string | arrow.Timestamp | arrow.Date32](a, b T) int {
+func cmpOrdered[T int32 | int64 | float32 | float64 | string | arrow.Timestamp | arrow.Date32 | arrow.Time64](a, b T) int {
 	switch {
 	case a < b:
 		return -1

@@ -158,7 +158,10 @@ func naturalType(e *format.SchemaElement) (arrow.DataType, conv, error) {
 			}
 			return arrow.PrimitiveTypes.Int32, convInt32, nil
 		case *format.TimeType:
-			return nil, 0, fmt.Errorf("parquet type %s is not supported yet", l)
+			if _, ok := l.Unit.Value.(*format.MilliSeconds); !ok {
+				return nil, 0, fmt.Errorf("parquet type INT32 %s is not supported", l)
+			}
+			return arrow.FixedWidthTypes.Time32ms, convInt32, nil
 		case nil:
 		default:
 			return nil, 0, fmt.Errorf("parquet type INT32 %s is not supported yet", l)
@@ -169,7 +172,7 @@ func naturalType(e *format.SchemaElement) (arrow.DataType, conv, error) {
 		case isCT(deprecated.Uint32):
 			return arrow.PrimitiveTypes.Int64, convUint32ToInt64, nil
 		case isCT(deprecated.TimeMillis):
-			return nil, 0, fmt.Errorf("parquet type TIME_MILLIS is not supported yet")
+			return arrow.FixedWidthTypes.Time32ms, convInt32, nil
 		}
 		return arrow.PrimitiveTypes.Int32, convInt32, nil
 	case format.Int64:
@@ -180,6 +183,16 @@ func naturalType(e *format.SchemaElement) (arrow.DataType, conv, error) {
 				return nil, 0, err
 			}
 			return &arrow.TimestampType{Unit: unit}, convInt64, nil
+		case *format.TimeType:
+			// A time of day (TIME(p)): adjusted to UTC or not, the same
+			// ticks since midnight, as timestamps above.
+			switch l.Unit.Value.(type) {
+			case *format.MicroSeconds:
+				return arrow.FixedWidthTypes.Time64us, convInt64, nil
+			case *format.NanoSeconds:
+				return arrow.FixedWidthTypes.Time64ns, convInt64, nil
+			}
+			return nil, 0, fmt.Errorf("parquet type INT64 %s is not supported", l)
 		case *format.IntType:
 			if !l.IsSigned && l.BitWidth == 64 {
 				return nil, 0, fmt.Errorf("parquet type UINT64 is not supported yet")
@@ -200,7 +213,7 @@ func naturalType(e *format.SchemaElement) (arrow.DataType, conv, error) {
 		case isCT(deprecated.Uint64):
 			return nil, 0, fmt.Errorf("parquet type UINT64 is not supported yet")
 		case isCT(deprecated.TimeMicros):
-			return nil, 0, fmt.Errorf("parquet type TIME_MICROS is not supported yet")
+			return arrow.FixedWidthTypes.Time64us, convInt64, nil
 		}
 		return arrow.PrimitiveTypes.Int64, convInt64, nil
 	case format.Int96:

@@ -95,6 +95,8 @@ func buildExtreme(name string, args []Expr, t arrow.DataType) (Expr, error) {
 		row, col = kernelN(extreme[arrow.Timestamp](big, cmp.Compare[arrow.Timestamp]))
 	case arrow.DATE32:
 		row, col = kernelN(extreme[arrow.Date32](big, cmp.Compare[arrow.Date32]))
+	case arrow.TIME32, arrow.TIME64:
+		row, col = kernelN(extreme[arrow.Time64](big, cmp.Compare[arrow.Time64]))
 	case arrow.BOOL:
 		row, col = kernelN(extreme[bool](big, boolCmp))
 	case arrow.INTERVAL_MONTH_DAY_NANO:

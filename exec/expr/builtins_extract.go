@@ -12,7 +12,7 @@ import (
 // EXTRACT, date_trunc and the statement clock.
 //
 //	extract(field, x), date_part(field, x)
-//	    x is DATE, TIMESTAMP(p) or INTERVAL; field a constant string. The
+//	    x is DATE, TIMESTAMP(p), TIME(p) or INTERVAL; field a constant string. The
 //	    binder maps EXTRACT(field FROM x) onto extract('field', x). Types and
 //	    meanings are DuckDB's (its date part table, duckdb.org/docs
 //	    sql/functions/datepart): BIGINT for every field but epoch, which is
@@ -26,7 +26,9 @@ import (
 //	    mon, dayofmonth, dayofweek, weekday, dayofyear, ...). A DATE has no
 //	    time-of-day fields (a planning error) but has an epoch; an INTERVAL
 //	    has year..day, the time fields and epoch (a month counts 30 days, as
-//	    DuckDB), not the calendar ones (dow, doy, week, isoyear).
+//	    DuckDB), not the calendar ones (dow, doy, week, isoyear). A TIME
+//	    has the time fields (hour .. microsecond) and epoch, the seconds
+//	    since midnight, as DuckDB.
 //	date_trunc(unit, x)
 //	    TIMESTAMP(p) for a TIMESTAMP(p), TIMESTAMP(6) for a DATE (DuckDB
 //	    since 1.5 and PostgreSQL: always a timestamp); units millennium,
@@ -159,6 +161,10 @@ func extractField(name string, ts []arrow.DataType, consts []any) (field, error)
 		if f >= fWeek {
 			return 0, fmt.Errorf("an INTERVAL has no %s", strings.ToUpper(s))
 		}
+	case isTime(t):
+		if f < fHour || f > fEpoch {
+			return 0, fmt.Errorf("a TIME has no %s", strings.ToUpper(s))
+		}
 	default:
 		return 0, fmt.Errorf("cannot extract from %s", typeName(t))
 	}
@@ -203,6 +209,14 @@ func buildExtract(name string, args []Expr, t arrow.DataType) (Expr, error) {
 			break
 		}
 		e, err = civilField(name, f, x, t, 0)
+	case *arrow.Time32Type, *arrow.Time64Type:
+		if f == fEpoch {
+			ups := float64(unitsPerSecond(timeUnit(xt)))
+			row, col := kernel1(func(v arrow.Time64) (float64, bool, error) { return float64(v) / ups, true, nil })
+			e, err = newCall(name, []Expr{x}, t, row, col)
+			break
+		}
+		e, err = civilField(name, f, x, t, 0)
 	case *arrow.MonthDayNanoIntervalType:
 		if f == fEpoch {
 			row, col := kernel1(func(v mdn) (float64, bool, error) {
@@ -217,9 +231,14 @@ func buildExtract(name string, args []Expr, t arrow.DataType) (Expr, error) {
 	return setText(e, text), err
 }
 
-// civilField is field f (plus a constant) of a TIMESTAMP or DATE x.
+// civilField is field f (plus a constant) of a TIMESTAMP, DATE or TIME x
+// (a time of day reads as one of 1970-01-01).
 func civilField(name string, f field, x Expr, t arrow.DataType, plus int64) (Expr, error) {
 	switch xt := x.Type().(type) {
+	case *arrow.Time32Type, *arrow.Time64Type:
+		per := 1e9 / unitsPerSecond(timeUnit(xt))
+		row, col := kernel1(func(v arrow.Time64) (int64, bool, error) { return extractCivil(f, 0, int64(v)*per) + plus, true, nil })
+		return newCall(name, []Expr{x}, t, row, col)
 	case *arrow.TimestampType:
 		u := xt.Unit
 		row, col := kernel1(func(v arrow.Timestamp) (int64, bool, error) {

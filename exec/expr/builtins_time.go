@@ -14,7 +14,7 @@ import (
 //	year(t), quarter(t), month(t), dayofmonth(t), dayofyear(t),
 //	dayofweek(t) (1 = Sunday .. 7 = Saturday), week(t) (ISO week)
 //	                                 BIGINT; t is TIMESTAMP or DATE
-//	hour(ts), minute(ts), second(ts) BIGINT; ts is TIMESTAMP
+//	hour(ts), minute(ts), second(ts) BIGINT; ts is TIMESTAMP or TIME
 //	extract / date_part(field, t)    see builtins_extract.go
 //	date_format(ts, fmt)             VARCHAR in a Java SimpleDateFormat
 //	                                 pattern (see compileDateFormat)
@@ -29,6 +29,7 @@ import (
 func init() {
 	tmp := p(kTemporal)
 	ts := p(kTimestamp)
+	clock := p(kClock)
 	parts := []struct {
 		name, desc string
 		args       param
@@ -36,7 +37,7 @@ func init() {
 		{"year", "the year", tmp}, {"quarter", "the quarter (1-4)", tmp}, {"month", "the month (1-12)", tmp},
 		{"dayofmonth", "the day of the month (1-31)", tmp}, {"dayofyear", "the day of the year (1-366)", tmp},
 		{"dayofweek", "the day of the week (1 = Sunday)", tmp}, {"week", "the ISO week of the year (1-53)", tmp},
-		{"hour", "the hour (0-23)", ts}, {"minute", "the minute (0-59)", ts}, {"second", "the second (0-59)", ts},
+		{"hour", "the hour (0-23)", clock}, {"minute", "the minute (0-59)", clock}, {"second", "the second (0-59)", clock},
 	}
 	for _, pt := range parts {
 		f := fieldOf[pt.name]

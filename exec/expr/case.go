@@ -217,6 +217,10 @@ func gather(mem memory.Allocator, t arrow.DataType, choice []int32, srcs []arrow
 		return gatherFixed[arrow.Timestamp](mem, t, choice, srcs, vbuf, nulls), nil
 	case arrow.DATE32:
 		return gatherFixed[arrow.Date32](mem, t, choice, srcs, vbuf, nulls), nil
+	case arrow.TIME32:
+		return gatherFixed[arrow.Time32](mem, t, choice, srcs, vbuf, nulls), nil
+	case arrow.TIME64:
+		return gatherFixed[arrow.Time64](mem, t, choice, srcs, vbuf, nulls), nil
 	}
 	vb := vbuf.Bytes()
 	defer vbuf.Release()

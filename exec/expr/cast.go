@@ -36,6 +36,11 @@ import (
 //	BYTES             -                    -                 -                     raw bytes       -            -
 //	JSON (extension)  -                    -                 -                     the text        -            -
 //
+// TIME(p) converts to and from VARCHAR ('HH:MM[:SS[.fffffffff]]', an
+// optional leading date ignored as DuckDB does; text 12:34:56.5), between
+// precisions (finer: exact; coarser: floor) and from TIMESTAMP (the time
+// of day, floored to p); nothing else converts to or from it.
+//
 // "-" is "cannot cast", reported when the query is planned. In detail (the
 // row path, castValue, is the definition; the columnar kernels reproduce
 // it):
@@ -92,11 +97,13 @@ func canCast(from, to arrow.DataType) bool {
 	case isNumeric(from) && isNumeric(to):
 		return true
 	case isString(to):
-		return isNumeric(from) || isBool(from) || isTemporal(from) || isInterval(from) || from.ID() == arrow.BINARY
+		return isNumeric(from) || isBool(from) || isTemporal(from) || isTime(from) || isInterval(from) || from.ID() == arrow.BINARY
 	case isString(from):
-		return isNumeric(to) || isBool(to) || isTemporal(to) || isInterval(to) || to.ID() == arrow.BINARY
+		return isNumeric(to) || isBool(to) || isTemporal(to) || isTime(to) || isInterval(to) || to.ID() == arrow.BINARY
 	case isTemporal(from) && isTemporal(to):
 		return true
+	case isTime(to):
+		return isTime(from) || isTimestamp(from)
 	case isBool(from) && isInt(to), isInt(from) && isBool(to):
 		return true
 	}
@@ -195,6 +202,20 @@ func castValue(v any, from, to arrow.DataType) (any, error) {
 		case arrow.Date32:
 			return convertUnit(int64(x)*86400, arrow.Second, u, v, from, to)
 		}
+	case arrow.TIME32, arrow.TIME64:
+		u := timeUnit(to)
+		switch x := v.(type) {
+		case string:
+			t, err := parseTime(x, u)
+			if err != nil {
+				return nil, castErr(v, from, to, err.Error())
+			}
+			return t, nil
+		case arrow.Time64:
+			return arrow.Time64(timeOfDay(timeUnit(from), u)(int64(x))), nil
+		case arrow.Timestamp:
+			return arrow.Time64(timeOfDay(from.(*arrow.TimestampType).Unit, u)(int64(x))), nil
+		}
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		if x, ok := v.(string); ok {
 			iv, err := ParseInterval(x)
@@ -217,6 +238,22 @@ func castValue(v any, from, to arrow.DataType) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("cannot cast %s to %s", typeName(from), typeName(to))
+}
+
+// timeOfDay returns the conversion of a date-time or time of unit from to
+// a time of day of unit to: the ticks since the last midnight (floored, so
+// a time before 1970 is still a time of that day), in the new unit
+// (finer: exact, as a day fits any unit; coarser: floored).
+func timeOfDay(from, to arrow.TimeUnit) func(int64) int64 {
+	f, t := unitsPerSecond(from), unitsPerSecond(to)
+	day := f * 86400
+	return func(x int64) int64 {
+		x -= floorDiv(x, day) * day
+		if t >= f {
+			return x * (t / f)
+		}
+		return x / (f / t)
+	}
 }
 
 // convertUnit converts a timestamp between units: finer multiplies (and

@@ -155,10 +155,27 @@ func castKernel(mem memory.Allocator, in arrow.Array, from, to arrow.DataType) (
 		return convert(mem, in, to, func(x arrow.Timestamp) (arrow.Date32, bool) {
 			return arrow.Date32(floorDiv(int64(x), m)), true
 		})
+	case isTime(to) && isTime(from):
+		conv := timeOfDay(timeUnit(from), timeUnit(to))
+		if fid == arrow.TIME32 {
+			return timeColumn[arrow.Time32](mem, in, to, conv)
+		}
+		return timeColumn[arrow.Time64](mem, in, to, conv)
+	case isTime(to) && fid == arrow.TIMESTAMP:
+		return timeColumn[arrow.Timestamp](mem, in, to, timeOfDay(from.(*arrow.TimestampType).Unit, timeUnit(to)))
 	case tid == arrow.STRING:
 		return formatColumn(mem, in, from)
 	}
 	return nil, false
+}
+
+// timeColumn converts a TIME or TIMESTAMP column to the TIME type to
+// (Time32 or Time64 storage) with conv, which always succeeds.
+func timeColumn[I arrow.Time32 | arrow.Time64 | arrow.Timestamp](mem memory.Allocator, in arrow.Array, to arrow.DataType, conv func(int64) int64) (arrow.Array, bool) {
+	if to.ID() == arrow.TIME32 {
+		return convert(mem, in, to, func(x I) (arrow.Time32, bool) { return arrow.Time32(conv(int64(x))), true })
+	}
+	return convert(mem, in, to, func(x I) (arrow.Time64, bool) { return arrow.Time64(conv(int64(x))), true })
 }
 
 // formatColumn renders a column as VARCHAR into one string builder,

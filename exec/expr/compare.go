@@ -46,8 +46,8 @@ func (o cmpOp) flip() cmpOp {
 
 // Compare is a comparison over two operands of one type. Numbers compare
 // by value after widening (INT with DECIMAL, DECIMAL with DOUBLE),
-// strings and bytes bytewise, timestamps in the finer unit, and a string
-// meeting a TIMESTAMP, DATE, number or BOOLEAN is cast to that type (a
+// strings and bytes bytewise, timestamps and times in the finer unit, and a
+// string meeting a TIMESTAMP, DATE, TIME, number or BOOLEAN is cast to that type (a
 // string literal is converted once, when the query is bound). NaN is
 // unordered, as in Go and Java: every comparison with it but <> is FALSE.
 type Compare struct {
@@ -58,7 +58,8 @@ type Compare struct {
 func orderable(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.BOOL, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128,
-		arrow.STRING, arrow.BINARY, arrow.TIMESTAMP, arrow.DATE32, arrow.NULL, arrow.INTERVAL_MONTH_DAY_NANO:
+		arrow.STRING, arrow.BINARY, arrow.TIMESTAMP, arrow.DATE32, arrow.NULL, arrow.INTERVAL_MONTH_DAY_NANO,
+		arrow.TIME32, arrow.TIME64:
 		return true
 	}
 	return false
@@ -70,9 +71,9 @@ func compareType(lt, rt arrow.DataType) (arrow.DataType, bool) {
 		return nil, false
 	}
 	switch {
-	case isString(lt) && (isNumeric(rt) || isBool(rt) || isTemporal(rt)):
+	case isString(lt) && (isNumeric(rt) || isBool(rt) || isTemporal(rt) || isTime(rt)):
 		return rt, true
-	case isString(rt) && (isNumeric(lt) || isBool(lt) || isTemporal(lt)):
+	case isString(rt) && (isNumeric(lt) || isBool(lt) || isTemporal(lt) || isTime(lt)):
 		return lt, true
 	}
 	t, err := CommonType(lt, rt)
@@ -171,6 +172,8 @@ func compareValues(op cmpOp, x, y any) bool {
 		return ord(op, a, y.(arrow.Timestamp))
 	case arrow.Date32:
 		return ord(op, a, y.(arrow.Date32))
+	case arrow.Time64:
+		return ord(op, a, y.(arrow.Time64))
 	case decimal128.Num:
 		return threeWay(op, cmp128(a, y.(decimal128.Num)))
 	case string:
@@ -236,6 +239,8 @@ func (c *Compare) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arr
 		cmpOrdered[arrow.Timestamp](op, lo, ro, out, n)
 	case arrow.DATE32:
 		cmpOrdered[arrow.Date32](op, lo, ro, out, n)
+	case arrow.TIME64:
+		cmpOrdered[arrow.Time64](op, lo, ro, out, n)
 	case arrow.DECIMAL128:
 		x, mx := slice[decimal128.Num](lo)
 		y, my := slice[decimal128.Num](ro)
@@ -244,7 +249,7 @@ func (c *Compare) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arr
 		}
 	case arrow.STRING:
 		cmpStrings(op, lo, ro, out, n)
-	default: // BOOLEAN, BYTES: rare enough for per-value access
+	default: // BOOLEAN, BYTES, TIME(0..3): rare enough for per-value access
 		for i := 0; i < n; i++ {
 			if lo.arr.IsValid(i) && (ro.arr == nil || ro.arr.IsValid(i)) {
 				y := ro.scalar

@@ -29,6 +29,16 @@ import (
 //	                           days into the time at 24 hours); division
 //	                           by zero is NULL, as for numbers
 //	- INTERVAL                 INTERVAL
+//	TIME(p) ± INTERVAL,        TIME(p): the interval's time part only (its
+//	INTERVAL + TIME(p)         months and days are whole days, which leave a
+//	                           time of day where it was), wrapping around
+//	                           midnight as PostgreSQL (23:00 + 2 hours =
+//	                           01:00); a part finer than p is floored away
+//	DATE + TIME(p),            TIMESTAMP(p): the date's midnight plus the
+//	TIME(p) + DATE             time (DuckDB and PostgreSQL)
+//	TIME - TIME                INTERVAL of the time between them, negative
+//	                           when the first is earlier (PostgreSQL:
+//	                           10:00 - 12:30 = -02:30:00); the finer unit
 //
 // NULL in, NULL out; a result out of range is an error naming the
 // expression.
@@ -42,7 +52,7 @@ func isTimestamp(t arrow.DataType) bool { return t.ID() == arrow.TIMESTAMP }
 // part; handled is false when none does (plain arithmetic).
 func newTemporalArith(op string, l, r Expr) (e Expr, handled bool, err error) {
 	lt, rt := l.Type(), r.Type()
-	temporal := func(t arrow.DataType) bool { return isTemporal(t) || isInterval(t) }
+	temporal := func(t arrow.DataType) bool { return isTemporal(t) || isInterval(t) || isTime(t) }
 	if !temporal(lt) && !temporal(rt) {
 		return nil, false, nil
 	}
@@ -51,6 +61,21 @@ func newTemporalArith(op string, l, r Expr) (e Expr, handled bool, err error) {
 	switch op {
 	case "+", "-":
 		switch {
+		case isTime(lt) && (isInterval(rt) || isNull(rt)):
+			e, err := newTimeShift(op, l, r, text)
+			return e, true, err
+		case isInterval(lt) && isTime(rt) && op == "+":
+			e, err := newTimeShift(op, r, l, text)
+			return e, true, err
+		case isDate(lt) && isTime(rt) && op == "+":
+			e, err := newDateAtTime(l, r, text)
+			return e, true, err
+		case isTime(lt) && isDate(rt) && op == "+":
+			e, err := newDateAtTime(r, l, text)
+			return e, true, err
+		case isTime(lt) && isTime(rt) && op == "-":
+			e, err := newTimeDiff(l, r, text)
+			return e, true, err
 		case isTemporal(lt) && (isInterval(rt) || isNull(rt)):
 			e, err := newShift(op, l, r, text)
 			return e, true, err
@@ -348,4 +373,86 @@ func dateBound(op cmpOp, d Expr, lit *Literal) (cmpOp, *Literal, bool) {
 		return opGt, bound, true
 	}
 	return op, nil, false
+}
+
+// newTimeShift is t ± iv (t a TIME, iv an INTERVAL or NULL): the
+// interval's time part moves the time of day around the clock.
+func newTimeShift(op string, t, iv Expr, text string) (Expr, error) {
+	out := t.Type()
+	if isNull(iv.Type()) {
+		return Lit(nil, out), nil
+	}
+	u := timeUnit(out)
+	day := unitsPerSecond(u) * 86400
+	per := 1e9 / unitsPerSecond(u)
+	neg := op == "-"
+	// The time part in ticks, reduced modulo a day: no overflow below.
+	ticks := func(v mdn) int64 {
+		d := floorDiv(v.Nanoseconds, per) % day
+		if neg {
+			d = -d
+		}
+		return d
+	}
+	shift := func(x arrow.Time64, d int64) arrow.Time64 {
+		r := (int64(x) + d) % day
+		if r < 0 {
+			r += day
+		}
+		return arrow.Time64(r)
+	}
+	if lit, ok := iv.(*Literal); ok {
+		if lit.v == nil {
+			return Lit(nil, out), nil
+		}
+		d := ticks(lit.v.(mdn))
+		row, col := kernel1(func(x arrow.Time64) (arrow.Time64, bool, error) { return shift(x, d), true, nil })
+		e, err := newCall(op, []Expr{t}, out, row, col)
+		return setText(e, text), err
+	}
+	row, col := kernel2(func(x arrow.Time64, v mdn) (arrow.Time64, bool, error) { return shift(x, ticks(v)), true, nil })
+	e, err := newCall(op, []Expr{t, iv}, out, row, col)
+	return setText(e, text), err
+}
+
+// newDateAtTime is d + t: the TIMESTAMP of the time's precision at time t
+// of day d.
+func newDateAtTime(d, t Expr, text string) (Expr, error) {
+	u := timeUnit(t.Type())
+	out := &arrow.TimestampType{Unit: u}
+	perDay := unitsPerSecond(u) * 86400
+	row, col := kernel2(func(x arrow.Date32, y arrow.Time64) (arrow.Timestamp, bool, error) {
+		base, o := mulOvf(int64(x), perDay)
+		if o {
+			return 0, false, fmt.Errorf("%s overflow in %s", typeName(out), text)
+		}
+		r, ok := addI64(base, int64(y))
+		if !ok {
+			return 0, false, fmt.Errorf("%s overflow in %s", typeName(out), text)
+		}
+		return arrow.Timestamp(r), true, nil
+	})
+	e, err := newCall("+", []Expr{d, t}, out, row, col)
+	return setText(e, text), err
+}
+
+// newTimeDiff is a - b over two TIMEs, widened to the finer unit: an
+// INTERVAL of time only (less than a day either way).
+func newTimeDiff(a, b Expr, text string) (Expr, error) {
+	ct, err := CommonType(a.Type(), b.Type())
+	if err != nil {
+		return nil, err
+	}
+	if a, err = Coerce(a, ct); err != nil {
+		return nil, err
+	}
+	if b, err = Coerce(b, ct); err != nil {
+		return nil, err
+	}
+	per := 1e9 / unitsPerSecond(timeUnit(ct))
+	row, col := kernel2(func(x, y arrow.Time64) (mdn, bool, error) {
+		return mdn{Nanoseconds: (int64(x) - int64(y)) * per}, true, nil
+	})
+	e, err := newCall("-", []Expr{a, b}, IntervalType, row, col)
+	return setText(e, text), err
 }

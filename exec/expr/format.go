@@ -134,42 +134,9 @@ func parseTimestamp(str string, u arrow.TimeUnit) (arrow.Timestamp, error) {
 		if s[i] != ' ' && s[i] != 'T' {
 			return bad()
 		}
-		h, j, ok1 := parseDigits(s, i+1, 2)
-		if !ok1 || j >= len(s) || s[j] != ':' {
+		if sod, nanos, ok = parseClockOfDay(s[i+1:]); !ok {
 			return bad()
 		}
-		mi, j, ok2 := parseDigits(s, j+1, 2)
-		if !ok2 {
-			return bad()
-		}
-		var sec int64
-		if j < len(s) && s[j] == ':' {
-			var ok3 bool
-			sec, j, ok3 = parseDigits(s, j+1, 2)
-			if !ok3 {
-				return bad()
-			}
-			if j < len(s) && s[j] == '.' {
-				k := j + 1
-				digits := 0
-				for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-					if digits < 9 {
-						nanos = nanos*10 + int64(s[k]-'0')
-						digits++
-					}
-					k++
-				}
-				if k == j+1 {
-					return bad()
-				}
-				nanos *= pow10Int[9-digits]
-				j = k
-			}
-		}
-		if j != len(s) || h > 23 || mi > 59 || sec > 59 {
-			return bad()
-		}
-		sod = h*3600 + mi*60 + sec
 	}
 	ups := unitsPerSecond(u)
 	// Range: nanoseconds hold about +-292 years around 1970.
@@ -178,6 +145,63 @@ func parseTimestamp(str string, u arrow.TimeUnit) (arrow.Timestamp, error) {
 	}
 	v := (days*86400+sod)*ups + nanos/(1e9/ups)
 	return arrow.Timestamp(v), nil
+}
+
+// parseTime reads a TIME: 'HH:MM[:SS[.fffffffff]]' (the hour may have
+// one digit), surrounding spaces allowed and a leading 'YYYY-MM-DD ' (or
+// 'T') ignored, as DuckDB reads it. The fields must be in range (23:59:59
+// at most: a TIME is a time of day); digits past the unit's precision are
+// truncated.
+func parseTime(str string, u arrow.TimeUnit) (arrow.Time64, error) {
+	s := strings.TrimSpace(str)
+	if _, i, ok := parseDateAt(s); ok && i < len(s) && (s[i] == ' ' || s[i] == 'T') {
+		s = s[i+1:]
+	}
+	sod, nanos, ok := parseClockOfDay(s)
+	if !ok {
+		return 0, fmt.Errorf("invalid %s value '%s'", typeName(timeType(u)), str)
+	}
+	ups := unitsPerSecond(u)
+	return arrow.Time64(sod*ups + nanos/(1e9/ups)), nil
+}
+
+// parseClockOfDay reads all of s as a time of day, HH:MM[:SS[.fffffffff]]
+// (one-digit fields allowed, at most 23:59:59, fraction digits past the
+// ninth ignored): the seconds since midnight and the nanoseconds past them.
+func parseClockOfDay(s string) (sod, nanos int64, ok bool) {
+	h, j, ok := parseDigits(s, 0, 2)
+	if !ok || j >= len(s) || s[j] != ':' {
+		return 0, 0, false
+	}
+	mi, j, ok := parseDigits(s, j+1, 2)
+	if !ok {
+		return 0, 0, false
+	}
+	var sec int64
+	if j < len(s) && s[j] == ':' {
+		if sec, j, ok = parseDigits(s, j+1, 2); !ok {
+			return 0, 0, false
+		}
+		if j < len(s) && s[j] == '.' {
+			k, digits := j+1, 0
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				if digits < 9 {
+					nanos = nanos*10 + int64(s[k]-'0')
+					digits++
+				}
+				k++
+			}
+			if k == j+1 {
+				return 0, 0, false
+			}
+			nanos *= pow10Int[9-digits]
+			j = k
+		}
+	}
+	if j != len(s) || h > 23 || mi > 59 || sec > 59 {
+		return 0, 0, false
+	}
+	return h*3600 + mi*60 + sec, nanos, true
 }
 
 func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }

@@ -257,7 +257,7 @@ func TestFunctionErrors(t *testing.T) {
 		{"substring", []Expr{col("s")}, "substring(VARCHAR): no signature matches"},
 		{"count_char", []Expr{col("s"), col("i")}, "count_char(VARCHAR, INT): no signature matches; accepted: count_char(VARCHAR, VARCHAR) -> BIGINT"},
 		{"round", []Expr{col("d"), col("i")}, "round: the number of digits must be a constant integer"},
-		{"hour", []Expr{col("day")}, "hour(DATE): no signature matches; accepted: hour(TIMESTAMP) -> BIGINT"},
+		{"hour", []Expr{col("day")}, "hour(DATE): no signature matches; accepted: hour(TIMESTAMP|TIME) -> BIGINT"},
 		{"if", []Expr{col("b"), col("s"), col("i")}, "if: incompatible types VARCHAR and INT"},
 		{"greatest", []Expr{col("b"), col("i")}, "incompatible types BOOLEAN and INT"},
 		{"regexp_extract", []Expr{col("s"), Lit("(a)\\1", tStr)}, "regexp_extract: invalid regular expression '(a)\\1'"},

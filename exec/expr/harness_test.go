@@ -29,6 +29,8 @@ var (
 	tDec   = decType(10, 2)
 	tDec33 = decType(3, 3)
 	tIv    = arrow.FixedWidthTypes.MonthDayNanoInterval
+	tTime  = arrow.FixedWidthTypes.Time64us
+	tTime3 = arrow.FixedWidthTypes.Time32ms
 )
 
 // The shared test schema: every supported type, with NULLs.
@@ -49,6 +51,8 @@ var testSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "j", Type: tInt, Nullable: true},     // 13: small, zero sometimes
 	{Name: "t", Type: tStr, Nullable: true},     // 14: patterns / short strings
 	{Name: "iv", Type: tIv, Nullable: true},     // 15: intervals, some negative
+	{Name: "tm", Type: tTime, Nullable: true},   // 16: TIME
+	{Name: "tm3", Type: tTime3, Nullable: true}, // 17: TIME(3), Time32 in Arrow
 }, nil)
 
 func col(name string) *ColRef {
@@ -62,6 +66,7 @@ var pats = []string{"%", "a%", "%c", "%b%", "a_c", "_", "", "\\%%", "%\\_%", "æ—
 // genRows makes n deterministic rows; roughly one value in six is NULL.
 func genRows(n int, seed int64) []exec.Row {
 	rng := rand.New(rand.NewSource(seed))
+	times := rand.New(rand.NewSource(seed + 1))
 	null := func() bool { return rng.Intn(6) == 0 }
 	rows := make([]exec.Row, n)
 	for r := range rows {
@@ -98,6 +103,14 @@ func genRows(n int, seed int64) []exec.Row {
 		set(14, pats[rng.Intn(len(pats))])
 		set(15, arrow.MonthDayNanoInterval{Months: int32(rng.Intn(49) - 24), Days: int32(rng.Intn(61) - 30),
 			Nanoseconds: rng.Int63n(2*86400e9) - 86400e9})
+		// The TIME columns draw from their own source, so the columns
+		// above hold what they always held.
+		if times.Intn(6) != 0 {
+			row[16] = arrow.Time64(times.Int63n(86400e6))
+		}
+		if times.Intn(6) != 0 {
+			row[17] = arrow.Time64(times.Int63n(86400e3))
+		}
 		rows[r] = row
 	}
 	return rows

@@ -59,8 +59,9 @@ func NewIn(e Expr, list []Expr, negate bool) (Expr, error) {
 			constant = false
 		}
 	}
-	// Floats stay on the comparison path: a set would treat NaN unlike =.
-	if constant && !isFloat(t) && t.ID() != arrow.BINARY {
+	// Floats stay on the comparison path: a set would treat NaN unlike =;
+	// so do intervals, whose = normalises ('1 month' = '30 days').
+	if constant && !isFloat(t) && !isInterval(t) && t.ID() != arrow.BINARY {
 		x.set = make(map[any]struct{}, len(list))
 		for _, c := range x.list {
 			if v := c.(*Literal).v; v == nil {

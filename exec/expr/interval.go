@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/exec"
 )
 
 // INTERVAL values: arrow.MonthDayNanoInterval (row form), so that
@@ -25,24 +27,9 @@ const nsPerDay = int64(86400e9)
 
 func isInterval(t arrow.DataType) bool { return t.ID() == arrow.INTERVAL_MONTH_DAY_NANO }
 
-// intervalKey is an interval normalised for comparison: whole days (a
-// month counts 30) and the nanoseconds left, 0 <= rem < one day.
-func intervalKey(v mdn) (days, rem int64) {
-	days = int64(v.Months)*30 + int64(v.Days) + floorDiv(v.Nanoseconds, nsPerDay)
-	return days, v.Nanoseconds - floorDiv(v.Nanoseconds, nsPerDay)*nsPerDay
-}
-
-func intervalCmp(a, b mdn) int {
-	da, ra := intervalKey(a)
-	db, rb := intervalKey(b)
-	switch {
-	case da < db, da == db && ra < rb:
-		return -1
-	case da == db && ra == rb:
-		return 0
-	}
-	return 1
-}
+// intervalCmp orders intervals as PostgreSQL's interval_cmp (see
+// exec.IntervalKey: 30 days = 1 month, 24 hours = 1 day).
+func intervalCmp(a, b mdn) int { return exec.CompareIntervals(a, b) }
 
 // intervalUnits are the units an INTERVAL literal and interval text may
 // name (singular, plural and DuckDB's abbreviations), with what one of

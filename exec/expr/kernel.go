@@ -14,11 +14,11 @@ import (
 // Scalar is the set of Go types a typed kernel (and a row-at-a-time UDF)
 // reads and returns: the row-form types of exec.Row.
 type Scalar interface {
-	bool | int32 | int64 | float32 | float64 | string | []byte | decimal128.Num | arrow.Timestamp | arrow.Date32 | arrow.MonthDayNanoInterval
+	bool | int32 | int64 | float32 | float64 | string | []byte | decimal128.Num | arrow.Timestamp | arrow.Date32 | arrow.Time64 | arrow.MonthDayNanoInterval
 }
 
 // goType is the SQL type a Go scalar type stands for; nil for the types
-// whose SQL type needs parameters (DECIMAL(p, s), TIMESTAMP(p)).
+// whose SQL type needs parameters (DECIMAL(p, s), TIMESTAMP(p), TIME(p)).
 func goType[T Scalar]() arrow.DataType {
 	var z T
 	switch any(z).(type) {
@@ -77,6 +77,11 @@ func reader[T Scalar](o operand) (func(int) T, error) {
 		f = a.Value
 	case *array.Date32:
 		f = a.Value
+	case *array.Time64:
+		f = a.Value
+	case *array.Time32:
+		// A TIME(0..3) column: its values read as the row form's Time64.
+		f = func(i int) arrow.Time64 { return arrow.Time64(a.Value(i)) }
 	case *array.MonthDayNanoInterval:
 		f = a.Value
 	}
@@ -111,6 +116,10 @@ func appender[T Scalar](b array.Builder) (func(T), error) {
 		f = bb.Append
 	case *array.Date32Builder:
 		f = bb.Append
+	case *array.Time64Builder:
+		f = bb.Append
+	case *array.Time32Builder:
+		f = func(v arrow.Time64) { bb.Append(arrow.Time32(v)) }
 	case *array.MonthDayNanoIntervalBuilder:
 		f = bb.Append
 	}

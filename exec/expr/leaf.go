@@ -129,6 +129,8 @@ func sqlLiteral(v any, t arrow.DataType) string {
 		return "TIMESTAMP '" + FormatValue(v, t) + "'"
 	case arrow.Date32:
 		return "DATE '" + FormatValue(v, t) + "'"
+	case arrow.Time64:
+		return "TIME '" + FormatValue(v, t) + "'"
 	case []byte:
 		return "X'" + hex.EncodeToString(x) + "'"
 	case float32, float64:

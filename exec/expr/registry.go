@@ -35,6 +35,7 @@ const (
 	kNumeric                  // INT, BIGINT, FLOAT, DOUBLE, DECIMAL
 	kTimestamp                // TIMESTAMP(p)
 	kTemporal                 // TIMESTAMP(p) or DATE
+	kClock                    // TIMESTAMP(p) or TIME(p): has a time of day
 	kBool                     // BOOLEAN
 )
 
@@ -61,6 +62,8 @@ func (p param) String() string {
 		return "TIMESTAMP"
 	case kTemporal:
 		return "TIMESTAMP|DATE"
+	case kClock:
+		return "TIMESTAMP|TIME"
 	case kBool:
 		return "BOOLEAN"
 	}
@@ -95,6 +98,8 @@ func (p param) accepts(t arrow.DataType) bool {
 		return t.ID() == arrow.TIMESTAMP
 	case kTemporal:
 		return isTemporal(t)
+	case kClock:
+		return t.ID() == arrow.TIMESTAMP || isTime(t)
 	case kBool:
 		return isBool(t)
 	}

@@ -44,6 +44,27 @@ func isTemporal(t arrow.DataType) bool {
 	return t.ID() == arrow.TIMESTAMP || t.ID() == arrow.DATE32
 }
 
+// isTime is TIME(p): Time32 for p <= 3, Time64 above (sql.TypeOf). A time
+// of day is not "temporal" above: it has no date, so the DATE and
+// TIMESTAMP rules (casts between them, date functions) do not apply to it.
+func isTime(t arrow.DataType) bool { return t.ID() == arrow.TIME32 || t.ID() == arrow.TIME64 }
+
+// timeType is the TIME type of a unit, as sql.TypeOf lays TIME(p) out.
+func timeType(u arrow.TimeUnit) arrow.DataType {
+	switch u {
+	case arrow.Second:
+		return arrow.FixedWidthTypes.Time32s
+	case arrow.Millisecond:
+		return arrow.FixedWidthTypes.Time32ms
+	case arrow.Microsecond:
+		return arrow.FixedWidthTypes.Time64us
+	}
+	return arrow.FixedWidthTypes.Time64ns
+}
+
+// timeUnit is the unit of a TIME type.
+func timeUnit(t arrow.DataType) arrow.TimeUnit { return sqlvalue.TimeUnitOf(t) }
+
 func isNull(t arrow.DataType) bool { return t.ID() == arrow.NULL }
 
 func isBool(t arrow.DataType) bool { return t.ID() == arrow.BOOL }
@@ -92,9 +113,9 @@ func finerUnit(a, b arrow.TimeUnit) arrow.TimeUnit {
 // UNION, CASE, IN or comparison. Integers widen to the wider integer, an
 // integer meeting a decimal becomes a decimal holding both, anything
 // meeting a float becomes DOUBLE (FLOAT with FLOAT stays FLOAT), timestamps
-// take the finer unit, DATE meeting TIMESTAMP becomes TIMESTAMP, and a
-// string meeting a DATE or TIMESTAMP is read as that type. NULL meets
-// anything.
+// and times take the finer unit, DATE meeting TIMESTAMP becomes TIMESTAMP,
+// and a string meeting a DATE, TIMESTAMP or TIME is read as that type. NULL
+// meets anything.
 func CommonType(a, b arrow.DataType) (arrow.DataType, error) {
 	switch {
 	case arrow.TypeEqual(a, b):
@@ -131,9 +152,11 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, error) {
 		return a, nil
 	case a.ID() == arrow.DATE32 && b.ID() == arrow.TIMESTAMP:
 		return b, nil
-	case isTemporal(a) && isString(b):
+	case isTime(a) && isTime(b):
+		return timeType(finerUnit(timeUnit(a), timeUnit(b))), nil
+	case (isTemporal(a) || isTime(a)) && isString(b):
 		return a, nil
-	case isString(a) && isTemporal(b):
+	case isString(a) && (isTemporal(b) || isTime(b)):
 		return b, nil
 	}
 	return nil, fmt.Errorf("incompatible types %s and %s", typeName(a), typeName(b))

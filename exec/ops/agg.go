@@ -12,11 +12,15 @@ import (
 )
 
 // AggSpec is one aggregate call. Func is "count_star" (Col -1), "count",
-// "sum", "avg", "min" or "max"; Col is an input column index; Type is the
-// output type the planner chose: COUNT BIGINT; SUM BIGINT over integers,
-// DOUBLE over floats, DECIMAL(38, s) over DECIMAL(p, s); AVG DOUBLE over
-// integers and floats (never a truncated BIGINT: AVG(1, 2) is 1.5) and
-// DECIMAL(38, max(s, 6)) over DECIMAL(p, s); MIN / MAX the input's type.
+// "sum", "avg", "min", "max", one of the variance family ("var_samp",
+// "var_pop", "stddev_samp", "stddev_pop", and the aliases "variance" and
+// "stddev") or "bool_and" (alias "every") / "bool_or" (agg_stats.go); Col
+// is an input column index; Type is the output type the planner chose:
+// COUNT BIGINT; SUM BIGINT over integers, DOUBLE over floats, DECIMAL(38,
+// s) over DECIMAL(p, s); AVG DOUBLE over integers and floats (never a
+// truncated BIGINT: AVG(1, 2) is 1.5) and DECIMAL(38, max(s, 6)) over
+// DECIMAL(p, s); MIN / MAX the input's type; the variance family DOUBLE;
+// bool_and / bool_or BOOLEAN.
 // Text is the call as written (SUM(price)), for error messages; empty:
 // String's sum($2) form.
 type AggSpec struct {
@@ -53,7 +57,7 @@ func newAccumulator(s AggSpec) (accumulator, error) {
 			return &countAcc{star: true}, nil
 		}
 		acc = &countAcc{}
-	case "sum", "avg", "min", "max":
+	default:
 		if s.Type == nil {
 			return nil, fmt.Errorf("no output type")
 		}
@@ -65,7 +69,13 @@ func newAccumulator(s AggSpec) (accumulator, error) {
 	case "min", "max":
 		acc, err = newMinMaxAcc(s.Func == "max", s.Type)
 	default:
-		err = fmt.Errorf("unknown aggregate function %q", s.Func)
+		if k, ok := statFuncs[s.Func]; ok {
+			acc, err = newStatAcc(k, s.Type)
+		} else if and, ok := boolFuncs[s.Func]; ok {
+			acc, err = newBoolAcc(and, s.Type)
+		} else {
+			err = fmt.Errorf("unknown aggregate function %q", s.Func)
+		}
 	}
 	if err != nil {
 		return nil, err

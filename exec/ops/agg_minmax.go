@@ -14,8 +14,8 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// minMaxCat is how MIN / MAX keep their state: integers, timestamps, dates
-// and booleans as int64, floats as float64, then strings and decimals.
+// minMaxCat is how MIN / MAX keep their state: integers, timestamps, dates,
+// times and booleans as int64, floats as float64, then strings and decimals.
 type minMaxCat int
 
 const (
@@ -41,7 +41,7 @@ type minMaxAcc struct {
 func newMinMaxAcc(isMax bool, typ arrow.DataType) (*minMaxAcc, error) {
 	m := &minMaxAcc{max: isMax, typ: typ}
 	switch typ.ID() {
-	case arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32, arrow.BOOL:
+	case arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32, arrow.TIME32, arrow.TIME64, arrow.BOOL:
 		m.cat = mmInt
 	case arrow.FLOAT32, arrow.FLOAT64:
 		m.cat = mmFloat
@@ -172,6 +172,10 @@ func (m *minMaxAcc) updateColumnar(arr arrow.Array, ids []int32) error {
 		minMaxInts(m, a.Int32Values(), arr, ids)
 	case *array.Date32:
 		minMaxInts(m, arrow.GetValues[int32](d, 1), arr, ids)
+	case *array.Time64:
+		minMaxInts(m, arrow.GetValues[int64](d, 1), arr, ids)
+	case *array.Time32:
+		minMaxInts(m, arrow.GetValues[int32](d, 1), arr, ids)
 	case *array.Boolean:
 		for i, g := range ids {
 			if g >= 0 && (!nulls || arr.IsValid(i)) {
@@ -215,6 +219,8 @@ func (m *minMaxAcc) updateRow(v any, g int32) error {
 		m.putInt(g, int64(x))
 	case arrow.Date32:
 		m.putInt(g, int64(x))
+	case arrow.Time64:
+		m.putInt(g, int64(x))
 	case bool:
 		m.putInt(g, b2i(x))
 	case float64:
@@ -255,6 +261,8 @@ func (m *minMaxAcc) value(g int) any {
 		return arrow.Timestamp(v)
 	case arrow.DATE32:
 		return arrow.Date32(v)
+	case arrow.TIME32, arrow.TIME64:
+		return arrow.Time64(v)
 	case arrow.BOOL:
 		return v != 0
 	}

@@ -77,11 +77,14 @@ func BenchmarkFilter(b *testing.B) {
 }
 
 func benchAgg(b *testing.B, key, card int) {
+	benchAggOf(b, key, card, []AggSpec{{Func: "count_star", Col: -1, Type: i64}, {Func: "sum", Col: 2, Type: i64}, {Func: "max", Col: 3, Type: f64}})
+}
+
+func benchAggOf(b *testing.B, key, card int, specs []AggSpec) {
 	mem := memory.NewGoAllocator()
 	const n = 1 << 20
 	bs := benchBatches(b, mem, n, card)
 	defer release(bs)
-	specs := []AggSpec{{Func: "count_star", Col: -1, Type: i64}, {Func: "sum", Col: 2, Type: i64}, {Func: "max", Col: 3, Type: f64}}
 	out := aggSchema(SampleSchema, []int{key}, specs)
 	runBench(b, bs, n, func() exec.Operator {
 		h := NewHashAggregate([]int{key}, specs, out, mem)
@@ -94,6 +97,12 @@ func BenchmarkHashAggregateInt64Key(b *testing.B)   { benchAgg(b, 0, 10000) }
 func BenchmarkHashAggregateStringKey(b *testing.B)  { benchAgg(b, 1, 10000) }
 func BenchmarkHashAggregateDoubleKey(b *testing.B)  { benchAgg(b, 3, 1<<30) } // general key path, every row its own group
 func BenchmarkHashAggregateInt64Key1M(b *testing.B) { benchAgg(b, 0, 1<<20) }
+
+// BenchmarkHashAggregateStats is BenchmarkHashAggregateInt64Key's shape with
+// the variance family (a Welford update, one division, per value).
+func BenchmarkHashAggregateStats(b *testing.B) {
+	benchAggOf(b, 0, 10000, []AggSpec{{Func: "count_star", Col: -1, Type: i64}, {Func: "stddev_samp", Col: 2, Type: f64}, {Func: "var_pop", Col: 3, Type: f64}})
+}
 
 // BenchmarkHashJoin probes 1M rows against a 10k-row build side with one
 // match per probe row, columnar output on. ns/row is per probe row.

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -19,6 +20,13 @@ import (
 // GROUP BY over (keys..., grouping id) then computes every set at once;
 // the id keeps a set's NULL from meeting a NULL that was in the data.
 //
+// A set may be listed more than once (GROUPING SETS ((a), (a)), GROUP BY a,
+// ROLLUP (a)); SQL then computes it once per listing, so each group comes
+// out that many times. The grouping id cannot tell the copies apart, so
+// when sets repeat a second BIGINT column follows it, the set's copy
+// number (0 for a set's first listing, 1 for its second, ...; see
+// SetCopies), and the GROUP BY groups on it too.
+//
 // Each input batch leaves as one batch per set. A columnar batch stays
 // columnar on its own (the kept columns are shared, the NULL and id
 // columns are constant), so Expand passes columnar through rather than
@@ -32,27 +40,60 @@ type Expand struct {
 	err     error
 	checked bool
 
-	drop [][]bool // per set, per input column: replaced by NULL
-	gids []int64
+	drop   [][]bool // per set, per input column: replaced by NULL
+	gids   []int64
+	copies []int64 // per set, its copy number; nil when no set repeats
 
 	// Constant columns of the last batch length, shared by the batches
 	// of that length (every batch but a source's last, usually).
-	cacheN int
-	nulls  []arrow.Array // per input column
-	idCols []arrow.Array // per set
+	cacheN  int
+	nulls   []arrow.Array // per input column
+	idCols  []arrow.Array // per set
+	cpyCols []arrow.Array // per set, when sets repeat
 }
 
 // NewExpand returns the expansion of the input into sets (lists of input
 // columns, each a subset of keyCols) producing out: the input's columns
-// followed by the BIGINT grouping id.
+// followed by the BIGINT grouping id and, when a set repeats
+// (SetCopies(sets) is not nil), the BIGINT copy number.
 func NewExpand(sets [][]int, keyCols []int, out *arrow.Schema, mem memory.Allocator) *Expand {
-	e := &Expand{sets: sets, keyCols: keyCols, out: out, mem: mem, nIn: out.NumFields() - 1, cacheN: -1}
+	e := &Expand{sets: sets, keyCols: keyCols, out: out, mem: mem, cacheN: -1, copies: SetCopies(sets)}
+	e.nIn = out.NumFields() - 1
+	if e.copies != nil {
+		e.nIn--
+	}
 	e.err = e.configure()
 	return e
 }
 
+// SetCopies numbers the listings of each grouping set (sets compared as
+// sets of columns: (a, b) and (b, a) are one): 0 for a set's first
+// listing, 1 for its second, ... It is nil when no set is listed twice,
+// and then the expansion has no copy column.
+func SetCopies(sets [][]int) []int64 {
+	seen := map[string]int64{}
+	copies := make([]int64, len(sets))
+	repeats := false
+	for i, set := range sets {
+		cols := slices.Compact(slices.Sorted(slices.Values(set)))
+		key := fmt.Sprint(cols)
+		copies[i] = seen[key]
+		repeats = repeats || copies[i] > 0
+		seen[key]++
+	}
+	if !repeats {
+		return nil
+	}
+	return copies
+}
+
 func (e *Expand) configure() error {
-	if e.nIn < 0 || e.out.Field(e.nIn).Type.ID() != arrow.INT64 {
+	switch {
+	case e.copies != nil:
+		if e.nIn < 0 || e.out.Field(e.nIn).Type.ID() != arrow.INT64 || e.out.Field(e.nIn+1).Type.ID() != arrow.INT64 {
+			return fmt.Errorf("expand: grouping sets repeat: the output's last columns must be the BIGINT grouping id and copy number")
+		}
+	case e.nIn < 0 || e.out.Field(e.nIn).Type.ID() != arrow.INT64:
 		return fmt.Errorf("expand: the output's last column must be the BIGINT grouping id")
 	}
 	if len(e.sets) == 0 {
@@ -124,7 +165,7 @@ func (e *Expand) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emi
 		return err
 	}
 	rows := b.Rows()
-	width := e.nIn + 1
+	width := e.out.NumFields()
 	for s := range e.sets {
 		cells := make([]any, len(rows)*width)
 		res := make([]exec.Row, len(rows))
@@ -137,6 +178,9 @@ func (e *Expand) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emi
 				}
 			}
 			row[e.nIn] = e.gids[s]
+			if e.copies != nil {
+				row[e.nIn+1] = e.copies[s]
+			}
 			res[i] = row
 		}
 		if err := emitRows(ctx, out, e.out, res); err != nil {
@@ -159,7 +203,7 @@ func (e *Expand) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out 
 	}
 	e.constants(n)
 	for s := range e.sets {
-		cols := make([]arrow.Array, e.nIn+1)
+		cols := make([]arrow.Array, e.out.NumFields())
 		same := true
 		for c := range e.nIn {
 			if e.drop[s][c] {
@@ -172,6 +216,10 @@ func (e *Expand) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out 
 		}
 		cols[e.nIn] = e.idCols[s]
 		cols[e.nIn].Retain()
+		if e.copies != nil {
+			cols[e.nIn+1] = e.cpyCols[s]
+			cols[e.nIn+1].Retain()
+		}
 		schema := e.out
 		if !same {
 			schema = schemaOf(e.out, cols) // a dictionary-encoded key passes through
@@ -197,14 +245,22 @@ func (e *Expand) constants(n int) {
 		e.nulls[c] = array.MakeArrayOfNull(e.mem, e.out.Field(c).Type, n)
 	}
 	for _, gid := range e.gids {
-		b := array.NewInt64Builder(e.mem)
-		b.Reserve(n)
-		for range n {
-			b.UnsafeAppend(gid)
-		}
-		e.idCols = append(e.idCols, b.NewArray())
-		b.Release()
+		e.idCols = append(e.idCols, constInt64(e.mem, gid, n))
 	}
+	for _, c := range e.copies {
+		e.cpyCols = append(e.cpyCols, constInt64(e.mem, c, n))
+	}
+}
+
+// constInt64 is a BIGINT column of n copies of v.
+func constInt64(mem memory.Allocator, v int64, n int) arrow.Array {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.Reserve(n)
+	for range n {
+		b.UnsafeAppend(v)
+	}
+	return b.NewArray()
 }
 
 func (e *Expand) releaseConstants() {
@@ -214,7 +270,8 @@ func (e *Expand) releaseConstants() {
 		}
 	}
 	releaseAll(e.idCols)
-	e.nulls, e.idCols, e.cacheN = nil, nil, -1
+	releaseAll(e.cpyCols)
+	e.nulls, e.idCols, e.cpyCols, e.cacheN = nil, nil, nil, -1
 }
 
 // schemaOf is base with the column types of cols.

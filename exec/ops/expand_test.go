@@ -176,3 +176,94 @@ func TestExpandRollupThroughAggregate(t *testing.T) {
 		}
 	}
 }
+
+// expandCopyOut is expandOut with the copy number a repeated set needs.
+var expandCopyOut = arrow.NewSchema(append(append([]arrow.Field(nil), expandOut.Fields()...),
+	arrow.Field{Name: "grouping_copy", Type: arrow.PrimitiveTypes.Int64}), nil)
+
+func TestSetCopies(t *testing.T) {
+	for _, c := range []struct {
+		sets [][]int
+		want []int64
+	}{
+		{[][]int{{0, 1}, {0}, {}}, nil},
+		{[][]int{{0}, {0}}, []int64{0, 1}},
+		// (k, s) and (s, k) are one set; so are (k, k) and (k).
+		{[][]int{{0}, {0, 1}, {1, 0}, {}, {0, 0}, {0}}, []int64{0, 0, 1, 0, 1, 2}},
+	} {
+		if got := SetCopies(c.sets); !slices.Equal(got, c.want) {
+			t.Errorf("SetCopies(%v) = %v, want %v", c.sets, got, c.want)
+		}
+	}
+}
+
+// GROUPING SETS ((k), (k), ()): each row leaves three times, the two
+// copies of (k) with one grouping id and copy numbers 0 and 1.
+func TestExpandRepeatedSets(t *testing.T) {
+	sets, keys := [][]int{{0}, {0}, {}}, []int{0}
+	runCase(t, opCase{
+		name:   "sets((k),(k),())",
+		newOp:  func(mem memory.Allocator) exec.Operator { return NewExpand(sets, keys, expandCopyOut, mem) },
+		inputs: sampleInput(40),
+		want: func(ins []input) []exec.Row {
+			var out []exec.Row
+			for i, r := range refExpand(ins[0].rows, sets, keys) {
+				out = append(out, append(r, []int64{0, 1, 0}[i%3]))
+			}
+			return out
+		},
+	})
+	// Repeated sets without the copy column: the configuration is wrong.
+	e := NewExpand(sets, keys, expandOut, memory.NewGoAllocator())
+	if err := e.Finish(context.Background(), 0, &capture{}); err == nil || !strings.Contains(err.Error(), "copy number") {
+		t.Errorf("err = %v, want the copy number missing", err)
+	}
+}
+
+// Through the aggregate, as the planner runs GROUPING SETS ((k), (k)):
+// grouped on (k, grouping id, copy), every group comes out twice with the
+// same count, as PostgreSQL and DuckDB give it.
+func TestExpandRepeatedSetsThroughAggregate(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	sets, keys := [][]int{{0}, {0}}, []int{0}
+	aggOut := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: i64T, Nullable: true}, {Name: "gid", Type: i64T}, {Name: "copy", Type: i64T}, {Name: "n", Type: i64T},
+	}, nil)
+	rows := sampleRows(700, true)
+	counts := map[any]int64{}
+	for _, r := range rows {
+		counts[r[0]]++
+	}
+	for _, columnar := range []bool{false, true} {
+		exp := NewExpand(sets, keys, expandCopyOut, mem)
+		agg := NewHashAggregate([]int{0, 5, 6}, []AggSpec{{Func: "count_star", Col: -1, Type: i64T}}, aggOut, mem)
+		agg.SetColumnarOutput(columnar)
+		res := &capture{}
+		for _, b := range makeBatches(t, mem, input{SampleSchema, rows}, 128, columnar) {
+			if _, err := exec.Dispatch(context.Background(), exp, columnar, 0, b, chainTo{agg, res}); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+		}
+		if err := agg.Finish(context.Background(), 0, res); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := res.rows()
+		exp.Close()
+		agg.Close()
+		if len(got) != 2*len(counts) {
+			t.Fatalf("columnar=%v: %d groups, want %d (each of %d twice)", columnar, len(got), 2*len(counts), len(counts))
+		}
+		seen := map[string]bool{}
+		for _, r := range got {
+			if r[3] != counts[r[0]] || r[1] != int64(0) {
+				t.Errorf("columnar=%v: group %v, want count %d and grouping id 0", columnar, r, counts[r[0]])
+			}
+			seen[fmt.Sprint(r[0], r[2])] = true
+		}
+		if len(seen) != len(got) {
+			t.Errorf("columnar=%v: a (key, copy) pair came out twice: %v", columnar, got)
+		}
+	}
+}

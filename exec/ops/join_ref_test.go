@@ -307,6 +307,9 @@ type joinRun struct {
 // empty probe and both-empty cases) at batch sizes 1, 5 and 1024, row and
 // columnar input, columnar output off and on, against the reference.
 func checkJoin(t *testing.T, jr joinRun, seeds int) {
+	if testing.Short() {
+		seeds = 1 // -short (the -race run): one random case and the empty ones
+	}
 	for seed := 0; seed < seeds+3; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		left, right := refRows(rng, 1+rng.IntN(50)), refRows(rng, 1+rng.IntN(30))

@@ -419,11 +419,16 @@ const (
 	tagBytes
 	tagTimestamp
 	tagDate32
+	tagTime
+	tagInterval
 	tagOther
 )
 
 // appendKeyValue encodes one row-form value. Strings carry their length so
-// ("ab","c") and ("a","bc") differ.
+// ("ab","c") and ("a","bc") differ. Values that SQL calls equal encode
+// equally: -0 as 0, every NaN as one, and an INTERVAL by its normalised
+// key (exec.IntervalKey: '1 month', '30 days' and '720 hours' are one
+// group, one DISTINCT value, one join key, as in PostgreSQL).
 func appendKeyValue(buf []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
@@ -454,6 +459,10 @@ func appendKeyValue(buf []byte, v any) []byte {
 		return binary.LittleEndian.AppendUint64(append(buf, tagTimestamp), uint64(x))
 	case arrow.Date32:
 		return binary.LittleEndian.AppendUint32(append(buf, tagDate32), uint32(x))
+	case arrow.Time64:
+		return binary.LittleEndian.AppendUint64(append(buf, tagTime), uint64(x))
+	case arrow.MonthDayNanoInterval:
+		return appendIntervalKey(buf, x)
 	default:
 		s := fmt.Sprintf("%v", x)
 		buf = binary.AppendUvarint(append(buf, tagOther), uint64(len(s)))
@@ -492,8 +501,21 @@ func appendKeyArr(buf []byte, arr arrow.Array, i int) ([]byte, bool) {
 		return binary.LittleEndian.AppendUint64(append(buf, tagTimestamp), uint64(a.Value(i))), false
 	case *array.Date32:
 		return binary.LittleEndian.AppendUint32(append(buf, tagDate32), uint32(a.Value(i))), false
+	case *array.Time64:
+		return binary.LittleEndian.AppendUint64(append(buf, tagTime), uint64(a.Value(i))), false
+	case *array.Time32:
+		return binary.LittleEndian.AppendUint64(append(buf, tagTime), uint64(int64(a.Value(i)))), false
+	case *array.MonthDayNanoInterval:
+		return appendIntervalKey(buf, a.Value(i)), false
 	}
 	return appendKeyValue(buf, exec.Value(arr, i)), false
+}
+
+// appendIntervalKey encodes an interval by its normalised key.
+func appendIntervalKey(buf []byte, v arrow.MonthDayNanoInterval) []byte {
+	days, rem := exec.IntervalKey(v)
+	buf = binary.LittleEndian.AppendUint64(append(buf, tagInterval), uint64(days))
+	return binary.LittleEndian.AppendUint64(buf, uint64(rem))
 }
 
 // normF64 makes -0 equal 0 and every NaN one NaN, so equal SQL values

@@ -44,6 +44,11 @@ func compareValues(a, b any) int {
 		return cmpOrdered(int64(x), int64(b.(arrow.Timestamp)))
 	case arrow.Date32:
 		return cmpOrdered(int32(x), int32(b.(arrow.Date32)))
+	case arrow.Time64:
+		return cmpOrdered(int64(x), int64(b.(arrow.Time64)))
+	case arrow.MonthDayNanoInterval:
+		// As = compares them: '1 month' and '30 days' are peers.
+		return exec.CompareIntervals(x, b.(arrow.MonthDayNanoInterval))
 	}
 	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
 }
@@ -116,6 +121,15 @@ func columnComparator(arr arrow.Array, k SortKey) func(i, j int) int {
 	case *array.Date32:
 		v := a.Date32Values()
 		cmp = func(i, j int) int { return cmpOrdered(int32(v[i]), int32(v[j])) }
+	case *array.Time64:
+		v := arrow.GetValues[int64](a.Data(), 1)
+		cmp = func(i, j int) int { return cmpOrdered(v[i], v[j]) }
+	case *array.Time32:
+		v := arrow.GetValues[int32](a.Data(), 1)
+		cmp = func(i, j int) int { return cmpOrdered(v[i], v[j]) }
+	case *array.MonthDayNanoInterval:
+		v := a.MonthDayNanoIntervalValues()
+		cmp = func(i, j int) int { return exec.CompareIntervals(v[i], v[j]) }
 	default:
 		cmp = func(i, j int) int { return compareValues(exec.Value(arr, i), exec.Value(arr, j)) }
 	}

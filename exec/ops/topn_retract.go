@@ -158,15 +158,20 @@ func (t *UpdatingTopN) best(top []topEntry, capacity int) []topEntry {
 	return top
 }
 
-// appendExactValue is appendKeyValue without its float normalisation: the
-// pool keys a row bit for bit, as a retraction names the row emitted before
-// (identicalRows), so a group's 0 and another's -0 stay two rows.
+// appendExactValue is appendKeyValue without its float and interval
+// normalisation: the pool keys a row bit for bit, as a retraction names
+// the row emitted before (identicalRows), so a group's 0 and another's -0
+// stay two rows, and so do '1 month' and '30 days'.
 func appendExactValue(buf []byte, v any) []byte {
 	switch x := v.(type) {
 	case float64:
 		return binary.LittleEndian.AppendUint64(append(buf, tagFloat64), math.Float64bits(x))
 	case float32:
 		return binary.LittleEndian.AppendUint32(append(buf, tagFloat32), math.Float32bits(x))
+	case arrow.MonthDayNanoInterval:
+		buf = binary.LittleEndian.AppendUint32(append(buf, tagInterval), uint32(x.Months))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(x.Days))
+		return binary.LittleEndian.AppendUint64(buf, uint64(x.Nanoseconds))
 	}
 	return appendKeyValue(buf, v)
 }

@@ -111,7 +111,8 @@ func (f Frame) String() string {
 //
 // Func is one of row_number rank dense_rank percent_rank cume_dist ntile
 // lag lead first_value last_value nth_value count count_star sum avg min
-// max bool_and bool_or. Args are input columns: none for the ranking
+// max bool_and (every) bool_or var_samp (variance) var_pop stddev_samp
+// (stddev) stddev_pop. Args are input columns: none for the ranking
 // functions and count_star; the value for the others; lag and lead may
 // name a second column holding each row's default (the same type as the
 // value). Param is lag/lead's offset (the planner writes 1 for lag(x)),
@@ -190,6 +191,7 @@ const (
 	fnMax
 	fnBoolAnd
 	fnBoolOr
+	fnStat // the variance family: winFn.stat says which
 )
 
 var fnKinds = map[string]fnKind{
@@ -197,7 +199,13 @@ var fnKinds = map[string]fnKind{
 	"percent_rank": fnPercentRank, "cume_dist": fnCumeDist, "ntile": fnNtile,
 	"lag": fnLag, "lead": fnLag, "first_value": fnFirst, "last_value": fnLast,
 	"nth_value": fnNth, "count_star": fnCountStar, "count": fnCount, "sum": fnSum,
-	"avg": fnAvg, "min": fnMin, "max": fnMax, "bool_and": fnBoolAnd, "bool_or": fnBoolOr,
+	"avg": fnAvg, "min": fnMin, "max": fnMax, "bool_and": fnBoolAnd, "every": fnBoolAnd, "bool_or": fnBoolOr,
+}
+
+func init() {
+	for name := range statFuncs {
+		fnKinds[name] = fnStat
+	}
 }
 
 // usesFrame reports whether the kind reads the frame (SQL: aggregates and
@@ -213,7 +221,8 @@ type winFn struct {
 	defCol int            // lag/lead: column of per-row defaults, -1 for none
 	back   int64          // lag/lead: rows to look back (negative: ahead)
 	frame  Frame
-	sum    sumPlan // sum / avg
+	sum    sumPlan  // sum / avg
+	stat   statKind // fnStat
 }
 
 func (f *winFn) name() string { return f.spec.String() }
@@ -306,6 +315,14 @@ func compileFunc(f WindowFunc, in *arrow.Schema, out arrow.Field, orderBy []Sort
 		} else {
 			err = want(arrow.FixedWidthTypes.Boolean)
 		}
+	case fnStat:
+		fn.stat = statFuncs[f.Func]
+		switch argT.ID() {
+		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128:
+			err = want(arrow.PrimitiveTypes.Float64)
+		default:
+			err = fmt.Errorf("takes a number, not %s", argT)
+		}
 	}
 	if err != nil {
 		return fn, err
@@ -368,7 +385,8 @@ func (fn *winFn) compileLag(f WindowFunc, in *arrow.Schema, argT arrow.DataType)
 func orderable(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64,
-		arrow.DECIMAL128, arrow.STRING, arrow.BINARY, arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP:
+		arrow.DECIMAL128, arrow.STRING, arrow.BINARY, arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP,
+		arrow.TIME32, arrow.TIME64:
 		return true
 	}
 	return false

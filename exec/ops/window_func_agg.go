@@ -11,9 +11,9 @@ import (
 // frameBounds.spans), so every aggregate is answered per span from
 // structures built once over the sorted input: prefix sums and counts
 // (O(1) a span) for count, exact sums and bool_and/or, a segment tree
-// (O(log n) a span) for floating point sums and min/max, and running
-// values where the frame starts at the partition's start. Never a walk
-// over the frame's rows.
+// (O(log n) a span) for floating point sums, min/max and the variance
+// family, and running values where the frame starts at the partition's
+// start. Never a walk over the frame's rows.
 
 // count is count(*), the frame's rows, and count(x), its non-NULL values
 // (from prefix counts).
@@ -370,6 +370,88 @@ func (e *winEval) boolAgg(fn *winFn, fb *frameBounds) (*winResult, error) {
 		} else {
 			out.bools[i] = t > 0
 		}
+	}
+	return out, nil
+}
+
+// stat is the variance family (var_samp, var_pop, stddev_samp,
+// stddev_pop) over DOUBLE values: Welford states, running from the
+// partition's start when every frame starts there, else from a segment
+// tree of states merged pairwise (moments.merge), so no frame subtracts
+// one sum of squares from another.
+func (e *winEval) stat(fn *winFn, fb *frameBounds) (*winResult, error) {
+	l := e.lay
+	col, err := e.src.extract(fn.arg)
+	if err != nil {
+		return nil, err
+	}
+	var scale int32
+	if d, ok := col.typ.(*arrow.Decimal128Type); ok {
+		scale = d.Scale
+	}
+	value := func(k int) float64 {
+		switch {
+		case col.floats != nil:
+			return col.floats[k]
+		case col.ints != nil:
+			return float64(col.ints[k])
+		}
+		return col.decs[k].ToFloat64(scale)
+	}
+	out := &winResult{floats: make([]float64, l.n), valid: make([]bool, l.n)}
+	set := func(i int, m moments) {
+		out.floats[i], out.valid[i] = m.result(fn.stat)
+	}
+	if startsAtPartition(fn.frame) {
+		running := make([]moments, l.n+1)
+		for p := 0; p+1 < len(l.parts); p++ {
+			ps, pe := int(l.parts[p]), int(l.parts[p+1])
+			var acc moments
+			for k := ps; k < pe; k++ {
+				running[k] = acc
+				if col.isValid(k) {
+					acc.add(value(k))
+				}
+			}
+			running[pe] = acc
+			for i := ps; i < pe; i++ {
+				if s, e := fb.start[i], fb.end[i]; s < e {
+					set(i, running[e])
+				}
+			}
+		}
+		return out, nil
+	}
+	n := l.n
+	tree := make([]moments, 2*n)
+	for k := 0; k < n; k++ {
+		if col.isValid(k) {
+			tree[n+k].add(value(k))
+		}
+	}
+	for p := n - 1; p >= 1; p-- {
+		tree[p] = tree[2*p].merge(tree[2*p+1])
+	}
+	var buf [3]span
+	for i := 0; i < n; i++ {
+		var acc moments
+		for _, sp := range fb.spans(l, i, &buf) {
+			// The span's pieces, merged in row order: left ones onto
+			// left, right ones before right.
+			var sl, sr moments
+			for lo, hi := int(sp.s)+n, int(sp.e)+n; lo < hi; lo, hi = lo>>1, hi>>1 {
+				if lo&1 == 1 {
+					sl = sl.merge(tree[lo])
+					lo++
+				}
+				if hi&1 == 1 {
+					hi--
+					sr = tree[hi].merge(sr)
+				}
+			}
+			acc = acc.merge(sl.merge(sr))
+		}
+		set(i, acc)
 	}
 	return out, nil
 }

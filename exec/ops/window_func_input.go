@@ -116,7 +116,7 @@ const (
 
 func catOf(t arrow.DataType) colCat {
 	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIMESTAMP, arrow.BOOL:
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.BOOL:
 		return catInt
 	case arrow.FLOAT32, arrow.FLOAT64:
 		return catFloat

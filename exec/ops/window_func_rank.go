@@ -72,6 +72,8 @@ func (e *winEval) eval(fn *winFn) (*winResult, error) {
 		return e.minMax(fn, fb)
 	case fnBoolAnd, fnBoolOr:
 		return e.boolAgg(fn, fb)
+	case fnStat:
+		return e.stat(fn, fb)
 	}
 	if fn.spec.Distinct {
 		return e.distinct(fn, fb)

@@ -274,16 +274,18 @@ func refFunc(part []exec.Row, i int, order []SortKey, fn WindowFunc, typ arrow.D
 			}
 		}
 		return best, nil
-	case "bool_and", "bool_or":
+	case "bool_and", "every", "bool_or":
 		all, any := true, false
 		for _, v := range nn {
 			all = all && v.(bool)
 			any = any || v.(bool)
 		}
-		if fn.Func == "bool_and" {
+		if fn.Func != "bool_or" {
 			return all, nil
 		}
 		return any, nil
+	case "var_samp", "variance", "var_pop", "stddev_samp", "stddev", "stddev_pop":
+		return refStat(fn.Func, nn), nil
 	case "sum", "avg":
 		return refSum(nn, fn.Func == "avg", typ)
 	}
@@ -557,4 +559,43 @@ func winRowsEqual(a, b []exec.Row) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// refStat is the variance family by the textbook two-pass formula, in
+// exact arithmetic (math/big): the mean, then the squared deviations from
+// it; decimals are the tests' DECIMAL(12, 2).
+func refStat(name string, nn []any) any {
+	n := len(nn)
+	samp := !strings.HasSuffix(name, "_pop")
+	if n == 0 || (samp && n < 2) {
+		return nil
+	}
+	xs := make([]*big.Rat, n)
+	sum := new(big.Rat)
+	for i, v := range nn {
+		switch x := v.(type) {
+		case int64:
+			xs[i] = new(big.Rat).SetInt64(x)
+		case float64:
+			xs[i] = new(big.Rat).SetFloat64(x)
+		case decimal128.Num:
+			xs[i] = new(big.Rat).SetFrac(x.BigInt(), big.NewInt(100))
+		}
+		sum.Add(sum, xs[i])
+	}
+	mean := new(big.Rat).Quo(sum, big.NewRat(int64(n), 1))
+	ss := new(big.Rat)
+	for _, x := range xs {
+		d := new(big.Rat).Sub(x, mean)
+		ss.Add(ss, d.Mul(d, d))
+	}
+	div := int64(n)
+	if samp {
+		div--
+	}
+	v, _ := ss.Quo(ss, big.NewRat(div, 1)).Float64()
+	if strings.HasPrefix(name, "stddev") {
+		return math.Sqrt(v)
+	}
+	return v
 }

@@ -150,7 +150,7 @@ func (s *rowSource) extract(c int) (*winCol, error) {
 // setRow stores the row-form value v at k.
 func (c *winCol) setRow(k int, v any) error {
 	switch x := v.(type) {
-	case int64, int32, arrow.Date32, arrow.Timestamp, bool:
+	case int64, int32, arrow.Date32, arrow.Timestamp, arrow.Time64, bool:
 		if c.ints != nil {
 			c.ints[k] = rowInt(x)
 			return nil
@@ -195,6 +195,8 @@ func rowInt(v any) int64 {
 	case arrow.Date32:
 		return int64(x)
 	case arrow.Timestamp:
+		return int64(x)
+	case arrow.Time64:
 		return int64(x)
 	case bool:
 		return b2i(x)
@@ -332,6 +334,10 @@ func (s *recSource) extract(c int) (*winCol, error) {
 		gatherNum(wc.ints, arrow.GetValues[int32](d, 1), idx)
 	case *array.Timestamp:
 		gatherNum(wc.ints, arrow.GetValues[int64](d, 1), idx)
+	case *array.Time64:
+		gatherNum(wc.ints, arrow.GetValues[int64](d, 1), idx)
+	case *array.Time32:
+		gatherNum(wc.ints, arrow.GetValues[int32](d, 1), idx)
 	case *array.Boolean:
 		for k, i := range idx {
 			wc.ints[k] = b2i(a.Value(int(i)))

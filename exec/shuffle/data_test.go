@@ -33,10 +33,16 @@ var allTypes = arrow.NewSchema([]arrow.Field{
 		arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		arrow.Field{Name: "y", Type: arrow.BinaryTypes.String, Nullable: true},
 	), Nullable: true},
+	{Name: "iv", Type: arrow.FixedWidthTypes.MonthDayNanoInterval, Nullable: true},
+	{Name: "tm", Type: arrow.FixedWidthTypes.Time64us, Nullable: true},
+	{Name: "tm3", Type: arrow.FixedWidthTypes.Time32ms, Nullable: true},
 }, nil)
 
 // keyTypeCols are the key columns of allTypes (everything but seq).
-var keyTypeCols = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+var keyTypeCols = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
+
+// sameMonth are three spellings of one interval (= says they are equal).
+var sameMonth = []arrow.MonthDayNanoInterval{{Months: 1}, {Days: 30}, {Nanoseconds: 720 * 3600e9}}
 
 // genRows makes n rows of allTypes with seq = first..first+n-1. Values come
 // from small domains so keys repeat; nullPct of the key cells are NULL;
@@ -59,6 +65,12 @@ func genRows(rng *rand.Rand, first, n, domain, nullPct int) []exec.Row {
 			arrow.Timestamp(int64(k) * 1_000_003),
 			arrow.Date32(k),
 			exec.Row{int64(k), fmt.Sprint("y", k%3)},
+			arrow.MonthDayNanoInterval{Days: int32(k)},
+			arrow.Time64(int64(k) * 1_000_003 % 86400e6),
+			arrow.Time64(int64(k) * 1009 % 86400e3),
+		}
+		if k%4 < 3 {
+			r[12] = sameMonth[k%4]
 		}
 		if k%3 == 0 {
 			r[11].(exec.Row)[1] = nil

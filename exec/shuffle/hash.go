@@ -79,6 +79,13 @@ func hashDecimal(n decimal128.Num) uint64 {
 	return mix(n.LowBits()) ^ bits.RotateLeft64(mix(uint64(n.HighBits())^0x1f83d9abfb41bd6b), 31)
 }
 
+// hashInterval hashes an interval's normalised key, so the intervals =
+// calls equal ('1 month', '30 days') reach one subtask.
+func hashInterval(v arrow.MonthDayNanoInterval) uint64 {
+	days, rem := exec.IntervalKey(v)
+	return mix(uint64(days)) ^ bits.RotateLeft64(mix(uint64(rem)^0x1f83d9abfb41bd6b), 31)
+}
+
 func hashBool(b bool) uint64 {
 	if b {
 		return trueHash
@@ -111,6 +118,10 @@ func hashValue(v any) uint64 {
 		return hashInt(int64(x))
 	case arrow.Date32:
 		return hashInt(int64(x))
+	case arrow.Time64:
+		return hashInt(int64(x))
+	case arrow.MonthDayNanoInterval:
+		return hashInterval(x)
 	case exec.Row:
 		h := rowSeed
 		for _, f := range x {
@@ -183,6 +194,19 @@ func hashColumn(arr arrow.Array, out []uint64) {
 		hashInts(a, a.TimestampValues(), out)
 	case *array.Date32:
 		hashInts(a, a.Date32Values(), out)
+	case *array.Time64:
+		hashInts(a, a.Time64Values(), out)
+	case *array.Time32:
+		hashInts(a, a.Time32Values(), out)
+	case *array.MonthDayNanoInterval:
+		vals := a.MonthDayNanoIntervalValues()
+		for i := range out {
+			if a.IsNull(i) {
+				out[i] = combine(out[i], nullHash)
+			} else {
+				out[i] = combine(out[i], hashInterval(vals[i]))
+			}
+		}
 	case *array.Float64:
 		vals := a.Float64Values()
 		for i := range out {

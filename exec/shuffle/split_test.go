@@ -88,6 +88,19 @@ func TestHashValueRules(t *testing.T) {
 	if h("ab") != h([]byte("ab")) {
 		t.Error("a string and its bytes hash differently")
 	}
+	// Intervals = calls equal meet in one subtask: a month is 30 days is
+	// 720 hours (PostgreSQL's interval_cmp), a day is 24 hours.
+	for _, v := range sameMonth[1:] {
+		if h(v) != h(sameMonth[0]) {
+			t.Errorf("%v and %v hash differently", v, sameMonth[0])
+		}
+	}
+	if h(arrow.MonthDayNanoInterval{Days: 1}) != h(arrow.MonthDayNanoInterval{Nanoseconds: 24 * 3600e9}) {
+		t.Error("1 day and 24 hours hash differently")
+	}
+	if h(arrow.MonthDayNanoInterval{Days: 1}) == h(arrow.MonthDayNanoInterval{Days: 2}) {
+		t.Error("1 day and 2 days collide")
+	}
 	if h(int64(1)) == h(int64(2)) || h("a") == h("b") || h(true) == h(false) {
 		t.Error("distinct values collide")
 	}
@@ -255,7 +268,7 @@ func TestSplitErrors(t *testing.T) {
 	for _, tc := range []struct {
 		keys    []int
 		targets int
-	}{{[]int{12}, 2}, {[]int{-1}, 2}, {nil, 2}, {[]int{1}, 0}} {
+	}{{[]int{allTypes.NumFields()}, 2}, {[]int{-1}, 2}, {nil, 2}, {[]int{1}, 0}} {
 		if got, err := Split(mem, rec, tc.keys, tc.targets, nil); err == nil {
 			releaseAll(got)
 			t.Errorf("keys %v targets %d: no error", tc.keys, tc.targets)

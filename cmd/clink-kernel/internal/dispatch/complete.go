@@ -25,6 +25,15 @@ func functions() []function {
 		{"avg", "avg(x) -> numeric", "mean of x"},
 		{"min", "min(x) -> type of x", "smallest x"},
 		{"max", "max(x) -> type of x", "largest x"},
+		{"stddev_samp", "stddev_samp(x) -> DOUBLE", "sample standard deviation of x (alias stddev)"},
+		{"stddev", "stddev(x) -> DOUBLE", "sample standard deviation of x"},
+		{"stddev_pop", "stddev_pop(x) -> DOUBLE", "population standard deviation of x"},
+		{"var_samp", "var_samp(x) -> DOUBLE", "sample variance of x (alias variance)"},
+		{"variance", "variance(x) -> DOUBLE", "sample variance of x"},
+		{"var_pop", "var_pop(x) -> DOUBLE", "population variance of x"},
+		{"bool_and", "bool_and(b) -> BOOLEAN", "true when every non-NULL b is true (alias every)"},
+		{"every", "every(b) -> BOOLEAN", "true when every non-NULL b is true"},
+		{"bool_or", "bool_or(b) -> BOOLEAN", "true when some b is true"},
 		{"CAST", "CAST(x AS type) -> type", "x converted to type"},
 	}
 	for _, f := range expr.Functions() {
