@@ -85,7 +85,15 @@ func avgAsSumCount(a *Aggregate) (Node, error) {
 	type place struct{ col, count int }
 	places := make([]place, len(a.Aggs))
 	fs := append([]arrow.Field(nil), a.schema.Fields()[:g]...)
+	// add returns the output column of aggregate s, merging equal ones
+	// (TPC-H Q1's SUM(l_quantity) and the SUM of its AVG(l_quantity)).
 	add := func(s ops.AggSpec, text string) int {
+		s.Col = firstEqualColumn(a.Input, s.Col)
+		for j, t := range c.Aggs {
+			if sameAggregate(a.Input, s, t) {
+				return g + j
+			}
+		}
 		c.Aggs, c.AggText = append(c.Aggs, s), append(c.AggText, text)
 		fs = append(fs, arrow.Field{Name: text, Type: s.Type, Nullable: true})
 		return g + len(c.Aggs) - 1
@@ -235,6 +243,38 @@ func distinctFirst(a *Aggregate) (Node, bool, error) {
 	return NewProject(j, exprs, fieldNames(a.schema)), true, nil
 }
 
+// sameAggregate reports whether aggregates s and t over input in compute
+// the same value: the same function of the same column, or of columns
+// that in's projection computes alike (the binder projects each
+// aggregate's argument on its own, so SUM(x) and AVG(x) read two copies
+// of x).
+func sameAggregate(in Node, s, t ops.AggSpec) bool {
+	if s.Func != t.Func || s.Distinct != t.Distinct || !arrow.TypeEqual(s.Type, t.Type) {
+		return false
+	}
+	if s.Col == t.Col {
+		return true
+	}
+	p, ok := in.(*Project)
+	return ok && s.Col >= 0 && t.Col >= 0 && s.Col < len(p.Exprs) && t.Col < len(p.Exprs) && Equal(p.Exprs[s.Col], p.Exprs[t.Col])
+}
+
+// firstEqualColumn is the first column of in's projection that computes
+// what column col does, so the copies an aggregate no longer reads are
+// pruned; col itself where in is no projection.
+func firstEqualColumn(in Node, col int) int {
+	p, ok := in.(*Project)
+	if !ok || col < 0 || col >= len(p.Exprs) {
+		return col
+	}
+	for j := range col {
+		if Equal(p.Exprs[j], p.Exprs[col]) {
+			return j
+		}
+	}
+	return col
+}
+
 // foldSumOfShifts rewrites SUM(x + k) and SUM(x - k), x a narrow integer
 // (at most INT, so SUM(x) cannot overflow its BIGINT) and k an integer
 // constant, as SUM(x) ± k * COUNT(x) above the aggregate, and merges the
@@ -332,7 +372,7 @@ func sumOfShifts(a *Aggregate, p *Project) (Node, error) {
 	// add returns the output column of aggregate s, merging equal ones.
 	add := func(s ops.AggSpec, text string) int {
 		for j, t := range c.Aggs {
-			if t.Func == s.Func && t.Distinct == s.Distinct && t.Col == s.Col && arrow.TypeEqual(t.Type, s.Type) {
+			if sameAggregate(p, s, t) {
 				return g + j
 			}
 		}

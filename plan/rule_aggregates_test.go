@@ -42,3 +42,37 @@ func TestFoldSumOfShifts(t *testing.T) {
 		}
 	}
 }
+
+// At parallelism two AVG splits into SUM and COUNT, and a SUM equal to one
+// the query has already (TPC-H Q1's SUM(l_quantity) beside its
+// AVG(l_quantity)) is computed once, reading one copy of the column. AVG
+// of BIGINT sums as DECIMAL(38, 0), which cannot overflow where AVG's own
+// 128-bit sum does not.
+func TestAvgSplitMergesEqualSums(t *testing.T) {
+	n, err := bindTextWith(fuzzCatalog(t), "SELECT SUM(i64), AVG(i64), AVG(i32), SUM(i32), COUNT(i32) FROM t", RuleOptions{Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aggs := nodesOf[*Aggregate](n)
+	if len(aggs) != 1 {
+		t.Fatalf("want one aggregate:\n%s", Format(n))
+	}
+	// SUM(i64), SUM as DECIMAL and COUNT of i64; SUM and COUNT of i32.
+	if got := len(aggs[0].Aggs); got != 5 {
+		t.Fatalf("%d aggregates %v, want 5:\n%s", got, aggs[0].Aggs, Format(n))
+	}
+	cols := map[int]bool{}
+	decimals := 0
+	for _, s := range aggs[0].Aggs {
+		cols[s.Col] = true
+		if s.Func == "sum" && s.Type.String() == "decimal(38, 0)" {
+			decimals++
+		}
+	}
+	if len(cols) != 2 || decimals != 1 {
+		t.Fatalf("aggregates %v read %d columns with %d DECIMAL(38, 0) sums, want 2 and 1:\n%s", aggs[0].Aggs, len(cols), decimals, Format(n))
+	}
+	if got := n.Schema().NumFields(); got != 5 {
+		t.Fatalf("%d output columns, want 5", got)
+	}
+}
