@@ -7,11 +7,13 @@ package connectors
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/expr"
 )
 
 // Table is a catalog table backed by a connector.
@@ -35,6 +37,20 @@ type ScanSpec struct {
 	// that cannot match. The planner still evaluates the full predicate
 	// above the scan, so a source may ignore any of them.
 	Filters []ColumnFilter
+	// Predicate is the whole WHERE pushed down onto the scan, as its
+	// conjuncts (ANDed), over the scan's output columns. A source may
+	// evaluate it and leave out rows where it is not TRUE, so that it
+	// decodes the other columns only for the rows that pass (late
+	// materialisation). The planner keeps its Filter above the scan, so a
+	// source may ignore any conjunct, and may emit rows that fail: the
+	// source's evaluation only saves work. Volatile conjuncts (random())
+	// are never here: evaluating them twice would filter twice.
+	Predicate []Conjunct
+	// RowGroupsOnly is the A/B switch back to coarse skipping (SET
+	// 'scan.late-materialization' = 'off'): the source skips whole row
+	// groups by their statistics and nothing finer (no pages, no
+	// dictionaries), and ignores Predicate.
+	RowGroupsOnly bool
 	// BatchSize is the preferred rows per batch (0: the source's default).
 	BatchSize int
 	// Progress, when set, is advanced by the source as it reads.
@@ -88,24 +104,75 @@ type SplitTable interface {
 	MaxSplits() int
 }
 
+// ScanCounts are what a source did with its filters and predicate beyond
+// skipping whole row groups by their statistics, for EXPLAIN ANALYZE.
+type ScanCounts struct {
+	// Row groups skipped when about to be read: a dictionary held no
+	// value a conjunct could be TRUE for; the page statistics ruled out
+	// every page.
+	RowGroupsByDictionary, RowGroupsByPages int64
+	// RowsByPages are the rows the page statistics ruled out, those of
+	// RowGroupsByPages included.
+	RowsByPages int64
+	// PagesRead are the data pages read (decompressed and decoded), of all
+	// columns, PageBytes their decoded size; PagesJumped those a column
+	// reader jumped over without reading them.
+	PagesRead, PageBytes, PagesJumped int64
+	// Late materialisation: the rows the predicate was evaluated on, those
+	// that passed, and the rows the other columns were decoded for (the
+	// passing ones, or all of a batch where most passed). Unevaluated are
+	// the batches read whole without evaluating (most rows passed batch
+	// after batch, or evaluating failed and the Filter reports it).
+	RowsEvaluated, RowsPassed, RowsDecoded int64
+	BatchesUnevaluated                     int64
+}
+
+// Conjunct is one conjunct of a pushed-down predicate.
+type Conjunct struct {
+	// Expr is BOOLEAN, over the scan's output columns (ColRef indexes
+	// into ScanSpec.Columns' order).
+	Expr expr.Expr
+	// Columns are the output columns Expr reads, ascending.
+	Columns []int
+}
+
 // ColumnFilter is one pushable conjunct: Column Op Value, where Column is an
 // index into Table.Schema() and Value is a row-form value of that column's
-// type (see exec.Row). Ops: "=", "<", "<=", ">", ">=", "IS NULL", "IS NOT NULL".
+// type (see exec.Row). Ops: "=", "<", "<=", ">", ">=", "IS NULL", "IS NOT
+// NULL", "IN" (Values holds the list, none of them NULL) and "LIKE" (a
+// STRING column; Value is the literal prefix every match starts with, from
+// a pattern such as 'abc%' or 'abc_d%').
 type ColumnFilter struct {
 	Column int
 	Op     string
 	Value  any
+	Values []any
 }
 
-// String renders the filter for EXPLAIN given the column name.
+// Format renders the filter for EXPLAIN given the column name.
 func (f ColumnFilter) Format(name string) string {
+	switch f.Op {
+	case "IN":
+		parts := make([]string, len(f.Values))
+		for i, v := range f.Values {
+			parts[i] = formatValue(v)
+		}
+		return fmt.Sprintf("%s IN (%s)", name, strings.Join(parts, ", "))
+	case "LIKE":
+		s, _ := f.Value.(string)
+		return fmt.Sprintf("%s LIKE %s", name, formatValue(s+"%"))
+	}
 	if f.Value == nil {
 		return fmt.Sprintf("%s %s", name, f.Op)
 	}
-	if s, ok := f.Value.(string); ok {
-		return fmt.Sprintf("%s %s '%s'", name, f.Op, s)
+	return fmt.Sprintf("%s %s %s", name, f.Op, formatValue(f.Value))
+}
+
+func formatValue(v any) string {
+	if s, ok := v.(string); ok {
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 	}
-	return fmt.Sprintf("%s %s %v", name, f.Op, f.Value)
+	return fmt.Sprint(v)
 }
 
 // Factory builds a table from its WITH options. declared is the schema from

@@ -88,7 +88,7 @@ func (s *Session) explainWith(ctx context.Context, x *ast.Explain, text string, 
 			defer cancel()
 		}
 		start := time.Now()
-		err := p.Graph.Run(runCtx)
+		err := runGraph(runCtx, p)
 		elapsed := time.Since(start)
 		end := explain.EndFinished
 		switch {

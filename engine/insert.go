@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -76,11 +77,42 @@ func (s *Session) insertQuery(ctx context.Context, e *plan.Entry, cols []ast.Ide
 	if err != nil {
 		return Outcome{}, err
 	}
-	if err := p.Graph.Run(ctx); err != nil {
+	cm, err := runGraphCommit(ctx, p)
+	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return Outcome{Message: cancelledInsert(p, e.Name, cm)}, err
+		}
 		return Outcome{}, err
 	}
 	rows := p.Root.Exec.Stats.RowsIn.Load()
 	return Outcome{Message: fmt.Sprintf("%d row(s) inserted into '%s'.", rows, e.Name)}, nil
+}
+
+// deliveryCounter is a sink that counts the rows its destination has
+// acknowledged (the Kafka sink), as opposed to the rows it was given.
+type deliveryCounter interface {
+	Produced() int64
+}
+
+// cancelledInsert says what a cancelled INSERT left behind: how many rows
+// reached the table, when the sink counts what its destination
+// acknowledged (rows given to another sink may not be published: a
+// Parquet file in progress), and whether the source will read them again.
+func cancelledInsert(p *plan.Physical, table string, cm commitOutcome) string {
+	msg := "Cancelled"
+	if d, ok := p.Root.Exec.Op.(deliveryCounter); ok {
+		msg = fmt.Sprintf("Cancelled: %d row(s) delivered to '%s'", d.Produced(), table)
+	}
+	switch cm {
+	case committed:
+		return msg + "; the source offsets are committed up to the last row delivered."
+	case notCommitted:
+		return msg + "; the source offsets were not committed: the next run reads those records again."
+	}
+	if msg == "Cancelled" {
+		return "" // the shell says that much
+	}
+	return msg + "."
 }
 
 // placeColumns puts a query's columns under the named table columns,
@@ -156,7 +188,7 @@ func (s *Session) runStatementSet(ctx context.Context, set []pendingInsert, opts
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[i] = j.p.Graph.Run(ctx); errs[i] != nil {
+			if errs[i] = runGraph(ctx, j.p); errs[i] != nil {
 				cancel() // one failing insert stops the job
 			}
 		}()

@@ -296,6 +296,9 @@ func (s *Session) execOptions() (exec.Options, exec.Options) {
 	if v, ok := s.sets["columnar.dictionary"]; ok && isOff(v) {
 		o.DisableDictionary = true
 	}
+	if v, ok := s.sets["scan.late-materialization"]; ok && isOff(v) {
+		o.DisableLateMaterialization = true
+	}
 	return o, env
 }
 
@@ -399,7 +402,7 @@ func (s *Session) runQuery(ctx context.Context, q *ast.Query, text string, w Res
 			return Outcome{}, err
 		}
 	}
-	err = p.Graph.Run(ctx)
+	err = runGraph(ctx, p)
 	return Outcome{Rows: rows.Load()}, err
 }
 
@@ -419,6 +422,7 @@ var knownSettings = map[string]string{
 	"columnar":                         "on|off: columnar operator paths (CLINK_DISABLE_COLUMNAR)",
 	"columnar.output":                  "on|off: born-columnar operator output (CLINK_DISABLE_COLUMNAR_OUTPUT)",
 	"columnar.dictionary":              "on|off: dictionary-encoded VARCHAR from Parquet scans to GROUP BY keys (CLINK_DISABLE_DICTIONARY)",
+	"scan.late-materialization":        "on|off: Parquet scans evaluate the WHERE first and decode other columns only for rows that pass, and skip pages and row groups by page statistics and dictionaries; off skips whole row groups by their statistics only (CLINK_DISABLE_LATE_MATERIALIZATION)",
 	"sql-client.execution.result-mode": "table|changelog|tableau",
 	"table.exec.state.ttl":             "how long a regular streaming join keeps a row, e.g. '1 h' (default 0: forever)",
 	"execution.runtime-mode":           "streaming|batch: streaming plans bounded inputs as streams (streaming joins, changelogs); batch (default) uses batch operators where the inputs are bounded",

@@ -21,9 +21,11 @@ import (
 )
 
 // The SQL suites are sqllogictest-style files under testdata/sql. Every file
-// runs three ways: columnar on, columnar off (CLINK_DISABLE_COLUMNAR=1) and
-// born-columnar output off (CLINK_DISABLE_COLUMNAR_OUTPUT=1); the expected
-// results are the same for all three. A query marked `mat=0` must also run
+// runs in each of sltModes: columnar on, columnar off
+// (CLINK_DISABLE_COLUMNAR=1), born-columnar output off
+// (CLINK_DISABLE_COLUMNAR_OUTPUT=1), scans without late materialisation
+// (CLINK_DISABLE_LATE_MATERIALIZATION=1), plain recycling; the expected
+// results are the same for all. A query marked `mat=0` must also run
 // with zero batch materialisations when columnar is on, and with some when
 // it is off: that proves the columnar path fired, not only that it agrees.
 //
@@ -172,6 +174,9 @@ var sltModes = []sltMode{
 	{"columnar", "", true, ""},
 	{"row", "CLINK_DISABLE_COLUMNAR", false, ""},
 	{"row-output", "CLINK_DISABLE_COLUMNAR_OUTPUT", true, ""},
+	// Scans without late materialisation or page and dictionary pruning:
+	// whole row groups, every row, as before the scan was given the WHERE.
+	{"late-off", "CLINK_DISABLE_LATE_MATERIALIZATION", true, ""},
 	// The others run with the exchange's blocks poisoned (main_test.go);
 	// this one with the plain recycling a query gets.
 	{"recycle-plain", "CLINK_SHUFFLE_RECYCLE", true, "on"},

@@ -234,7 +234,7 @@ func (s *Stage) push(ctx context.Context, input int, b *Batch) error {
 	if columnar {
 		st.BatchesColumnarPath.Add(1)
 	}
-	if !wasMat && b.Materialized() {
+	if !wasMat && b.Materialized() && out.matDownstream != b {
 		st.BatchesMaterialized.Add(1)
 		st.RowsMaterialized.Add(int64(b.Len()))
 	}
@@ -346,6 +346,10 @@ func (s *Stage) endPortLocked(ctx context.Context, p int) error {
 type stageEmitter struct {
 	s          *Stage
 	downstream int64 // nanoseconds spent in consumers, excluded from the stage's time
+	// matDownstream is a batch a consumer materialised while this stage
+	// emitted it (a filter passing its input on whole): that decode is the
+	// consumer's, not this stage's.
+	matDownstream *Batch
 }
 
 // countOut counts one emitted batch.
@@ -366,7 +370,13 @@ func (e *stageEmitter) Emit(ctx context.Context, b *Batch) error {
 		return nil
 	}
 	start := time.Now()
-	defer func() { e.downstream += int64(time.Since(start)) }()
+	wasMat := b.Materialized()
+	defer func() {
+		e.downstream += int64(time.Since(start))
+		if !wasMat && b.Materialized() {
+			e.matDownstream = b
+		}
+	}()
 	stopped := 0
 	for _, o := range e.s.outs {
 		err := o.to.push(ctx, o.port, b)

@@ -299,6 +299,31 @@ func TestDispatchAndMaterialisationCharging(t *testing.T) {
 	}
 }
 
+// A stage that passes its input batch on whole, columnar, is not charged
+// for a decode its consumer makes while it emits: the consumer is, once
+// (and the query's total agrees with the process-wide counter).
+func TestMaterialisationChargedToTheConsumer(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	g := NewGraph(Options{})
+	src := g.AddSource("seq", &seqSource{t: t, mem: mem, n: 3, size: 5, bounded: true})
+	pass := g.AddOperator("pass", &recorder{columnar: true}, src)
+	rows := g.AddOperator("rows", &recorder{rows: true}, pass)
+	before := Global.BatchesMaterialized.Load()
+	if err := g.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := pass.Stats.BatchesMaterialized.Load(); got != 0 {
+		t.Fatalf("the pass-through stage was charged %d decodes its consumer made", got)
+	}
+	if got := rows.Stats.BatchesMaterialized.Load(); got != 3 {
+		t.Fatalf("the row consumer was charged %d decodes, want 3", got)
+	}
+	if got := Global.BatchesMaterialized.Load() - before; got != 3 {
+		t.Fatalf("process-wide counter moved by %d, want 3", got)
+	}
+}
+
 // router sends batch i to target i % Targets().
 type router struct {
 	Base

@@ -81,7 +81,7 @@ type Source interface {
 	Run(ctx context.Context, out Emitter) error
 }
 
-// Options are a query's A/B switches. Both may only change speed.
+// Options are a query's A/B switches. They may only change speed.
 type Options struct {
 	// DisableColumnar forces every operator onto its row path
 	// (CLINK_DISABLE_COLUMNAR=1 or SET 'columnar' = 'off').
@@ -93,14 +93,21 @@ type Options struct {
 	// from a scan to GROUP BY keys (CLINK_DISABLE_DICTIONARY=1 or
 	// SET 'columnar.dictionary' = 'off').
 	DisableDictionary bool
+	// DisableLateMaterialization makes scans read as they did before
+	// they were given the WHERE: no predicate evaluated in the scan, and
+	// only whole row groups skipped by their statistics, no pages or
+	// dictionaries (CLINK_DISABLE_LATE_MATERIALIZATION=1 or
+	// SET 'scan.late-materialization' = 'off').
+	DisableLateMaterialization bool
 }
 
 // EnvOptions reads the A/B switches from the environment.
 func EnvOptions() Options {
 	return Options{
-		DisableColumnar:       os.Getenv("CLINK_DISABLE_COLUMNAR") == "1",
-		DisableColumnarOutput: os.Getenv("CLINK_DISABLE_COLUMNAR_OUTPUT") == "1",
-		DisableDictionary:     os.Getenv("CLINK_DISABLE_DICTIONARY") == "1",
+		DisableColumnar:            os.Getenv("CLINK_DISABLE_COLUMNAR") == "1",
+		DisableColumnarOutput:      os.Getenv("CLINK_DISABLE_COLUMNAR_OUTPUT") == "1",
+		DisableDictionary:          os.Getenv("CLINK_DISABLE_DICTIONARY") == "1",
+		DisableLateMaterialization: os.Getenv("CLINK_DISABLE_LATE_MATERIALIZATION") == "1",
 	}
 }
 

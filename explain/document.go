@@ -42,6 +42,9 @@ type Switches struct {
 	DisableColumnar       string `json:"disable_columnar,omitempty"`
 	DisableColumnarOutput string `json:"disable_columnar_output,omitempty"`
 	DisableDictionary     string `json:"disable_dictionary,omitempty"`
+	// DisableLateMaterialization: scans skip whole row groups by their
+	// statistics only and evaluate no predicate.
+	DisableLateMaterialization string `json:"disable_late_materialization,omitempty"`
 }
 
 // Stage is one node of the physical plan.
@@ -93,6 +96,27 @@ type Scan struct {
 	SharedRanges bool   `json:"shared_ranges,omitempty"`
 	RowRanges    *int64 `json:"row_ranges,omitempty"`
 	RowGroupsCut *int   `json:"row_groups_cut,omitempty"`
+	// Predicate are the WHERE conjuncts the source evaluates itself
+	// before it decodes the other columns (late materialisation).
+	Predicate []string `json:"predicate,omitempty"`
+	// Counts, after ANALYZE, say what the source skipped below row
+	// groups and what evaluating the predicate did.
+	Counts *ScanCounts `json:"counts,omitempty"`
+}
+
+// ScanCounts are a source's counters beyond row groups skipped by their
+// statistics (see connectors.ScanCounts).
+type ScanCounts struct {
+	RowGroupsByDictionary int64 `json:"row_groups_by_dictionary"`
+	RowGroupsByPages      int64 `json:"row_groups_by_pages"`
+	RowsByPages           int64 `json:"rows_by_pages"`
+	PagesRead             int64 `json:"pages_read"`
+	PageBytes             int64 `json:"page_bytes"`
+	PagesJumped           int64 `json:"pages_jumped"`
+	RowsEvaluated         int64 `json:"rows_evaluated"`
+	RowsPassed            int64 `json:"rows_passed"`
+	RowsDecoded           int64 `json:"rows_decoded"`
+	BatchesUnevaluated    int64 `json:"batches_unevaluated"`
 }
 
 // Runtime are a stage's counters after EXPLAIN ANALYZE.
@@ -226,6 +250,12 @@ func switches(p *plan.Physical) Switches {
 			sw.DisableDictionary = "disabled: SET 'columnar.dictionary' = 'off'"
 		}
 	}
+	if p.Options.DisableLateMaterialization {
+		sw.DisableLateMaterialization = "disabled: CLINK_DISABLE_LATE_MATERIALIZATION"
+		if !p.EnvSwitches.DisableLateMaterialization {
+			sw.DisableLateMaterialization = "disabled: SET 'scan.late-materialization' = 'off'"
+		}
+	}
 	return sw
 }
 
@@ -295,6 +325,18 @@ type rangeSharer interface {
 	RowRanges() (shared bool, ranges int64, cut int)
 }
 
+// predicateScanner is a source that evaluates (part of) the WHERE itself
+// (Parquet): the conjuncts it evaluates, none when it evaluates nothing.
+type predicateScanner interface {
+	Predicate() []string
+}
+
+// scanCounter is a source that counts what it skipped below row groups
+// and what evaluating its predicate did (Parquet).
+type scanCounter interface {
+	ScanCounts() connectors.ScanCounts
+}
+
 func scan(s *plan.Stage, ins []*exec.Stage, analyze bool) *Scan {
 	sc := &Scan{Columns: s.Columns}
 	if _, ok := s.Source.(skipper); ok {
@@ -342,6 +384,30 @@ func scan(s *plan.Stage, ins []*exec.Stage, analyze bool) *Scan {
 	}
 	if sc.SharedRanges && analyze {
 		sc.RowRanges, sc.RowGroupsCut = &ranges, &cut
+	}
+	if ps, ok := s.Source.(predicateScanner); ok {
+		sc.Predicate = ps.Predicate()
+	}
+	if _, ok := s.Source.(scanCounter); ok && analyze {
+		var n ScanCounts
+		for _, in := range ins {
+			sc, ok := in.Src.(scanCounter)
+			if !ok {
+				continue
+			}
+			c := sc.ScanCounts()
+			n.RowGroupsByDictionary += c.RowGroupsByDictionary
+			n.RowGroupsByPages += c.RowGroupsByPages
+			n.RowsByPages += c.RowsByPages
+			n.PagesRead += c.PagesRead
+			n.PageBytes += c.PageBytes
+			n.PagesJumped += c.PagesJumped
+			n.RowsEvaluated += c.RowsEvaluated
+			n.RowsPassed += c.RowsPassed
+			n.RowsDecoded += c.RowsDecoded
+			n.BatchesUnevaluated += c.BatchesUnevaluated
+		}
+		sc.Counts = &n
 	}
 	if sc.Columns == nil && sc.SkipFilters == nil && sc.IgnoredFilters == nil && sc.RowGroupsTotal == nil && sc.Dictionary == nil {
 		return nil

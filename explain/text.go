@@ -18,9 +18,9 @@ func Text(doc *Document, verbose bool) string {
 		byID[doc.Stages[i].ID] = &doc.Stages[i]
 	}
 	var sb strings.Builder
-	if sw := doc.Switches; sw.DisableColumnar != "" || sw.DisableColumnarOutput != "" || sw.DisableDictionary != "" {
+	if sw := doc.Switches; sw.DisableColumnar != "" || sw.DisableColumnarOutput != "" || sw.DisableDictionary != "" || sw.DisableLateMaterialization != "" {
 		var on []string
-		for _, s := range []string{sw.DisableColumnar, sw.DisableColumnarOutput, sw.DisableDictionary} {
+		for _, s := range []string{sw.DisableColumnar, sw.DisableColumnarOutput, sw.DisableDictionary, sw.DisableLateMaterialization} {
 			if s != "" {
 				on = append(on, strings.TrimPrefix(s, "disabled: "))
 			}
@@ -153,6 +153,10 @@ func details(s *Stage, root, verbose bool) []string {
 			}
 			out = append(out, l)
 		}
+		if len(sc.Predicate) > 0 {
+			out = append(out, "predicate evaluated in the scan: "+strings.Join(sc.Predicate, " AND ")+" (other columns decoded only for rows that pass)")
+		}
+		out = append(out, scanCountLines(sc)...)
 		if sc.SharedRanges {
 			l := "row ranges: taken from one queue by the subtasks as they finish"
 			if sc.RowRanges != nil {
@@ -228,6 +232,47 @@ func runtimeLines(s *Stage, rt *Runtime, root, verbose bool) []string {
 		}
 	}
 	return out
+}
+
+// scanCountLines are the ANALYZE lines of a scan's pruning and late
+// materialisation counters, each only when there is something to say.
+func scanCountLines(sc *Scan) []string {
+	c := sc.Counts
+	if c == nil {
+		return nil
+	}
+	var out []string
+	if c.RowGroupsByDictionary > 0 || c.RowGroupsByPages > 0 || c.RowsByPages > 0 {
+		out = append(out, fmt.Sprintf("skipped when read: %s %s by dictionary, %s by page statistics; %s %s ruled out by page statistics",
+			Human(c.RowGroupsByDictionary), plural(c.RowGroupsByDictionary, "row group", "row groups"), Human(c.RowGroupsByPages),
+			Human(c.RowsByPages), plural(c.RowsByPages, "row", "rows")))
+	}
+	if c.PagesRead > 0 || c.PagesJumped > 0 {
+		out = append(out, fmt.Sprintf("pages: %s read (%s decoded), %s jumped over", Human(c.PagesRead), Bytes(c.PageBytes), Human(c.PagesJumped)))
+	}
+	if len(sc.Predicate) > 0 {
+		l := fmt.Sprintf("late materialisation: predicate on %s %s, %s passed; other columns decoded for %s %s",
+			Human(c.RowsEvaluated), plural(c.RowsEvaluated, "row", "rows"), Human(c.RowsPassed), Human(c.RowsDecoded), plural(c.RowsDecoded, "row", "rows"))
+		if c.BatchesUnevaluated > 0 {
+			l += fmt.Sprintf("; %s %s read whole without evaluating", Human(c.BatchesUnevaluated), plural(c.BatchesUnevaluated, "batch", "batches"))
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// Bytes prints a byte count in binary units: 512 B, 3.4 MiB.
+func Bytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
 }
 
 // flowText is "1.2M rows, 150 batches (columnar)", naming the mix only when

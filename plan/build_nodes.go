@@ -58,8 +58,13 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if !b.opts.FixedSplits && !b.ordered[x] {
 			share = &connectors.Share{}
 		}
+		late := b.opts.Exec.DisableLateMaterialization
+		var pred []connectors.Conjunct
+		if !late {
+			pred = scanConjuncts(x)
+		}
 		s, err := b.source(s, func(split, splits int) (exec.Source, error) {
-			spec := connectors.ScanSpec{Columns: x.Columns, Filters: x.Filters, Progress: b.opts.Progress}
+			spec := connectors.ScanSpec{Columns: x.Columns, Filters: x.Filters, Predicate: pred, RowGroupsOnly: late, Progress: b.opts.Progress}
 			if splits > 1 {
 				spec.Split, spec.Splits, spec.Share = split, splits, share
 			}
@@ -235,6 +240,28 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		return b.op("UnionAll", fmt.Sprintf("%d inputs", len(ins)), func() exec.Operator { return ops.NewUnionAll(len(ins)) }, wireZip, nil, ins...), nil
 	}
 	return nil, fmt.Errorf("plan: cannot build %T", n)
+}
+
+// scanConjuncts compiles the scan's pushed-down conjuncts (over the
+// table's columns) over its output columns. A conjunct reading a column
+// the scan no longer outputs is left out: the Filter above still has it.
+func scanConjuncts(x *Scan) []connectors.Conjunct {
+	m := make([]int, x.Table.Schema().NumFields())
+	for i := range m {
+		m[i] = -1
+	}
+	for i, c := range x.Columns {
+		m[c] = i
+	}
+	var out []connectors.Conjunct
+	for _, p := range x.Pred {
+		e, err := Remap(p, m)
+		if err != nil {
+			continue
+		}
+		out = append(out, connectors.Conjunct{Expr: e.Compile(), Columns: Columns(e)})
+	}
+	return out
 }
 
 // sortKeysText is ORDER BY keys in SQL terms, for EXPLAIN.

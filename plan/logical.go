@@ -26,7 +26,12 @@ type Scan struct {
 	Connector string
 	Columns   []int // indexes into Table.Schema(): what is read, in output order
 	Filters   []connectors.ColumnFilter
-	schema    *arrow.Schema
+	// Pred are the conjuncts of the Filter right above the scan that the
+	// scan may evaluate itself (volatile ones excluded), over the table's
+	// columns (ColRef.Index is a Table.Schema() index, as in Filters), so
+	// that pruning the scan's output columns leaves them valid.
+	Pred   []Expr
+	schema *arrow.Schema
 }
 
 // Values is a constant relation (SELECT without FROM).

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/connectors"
@@ -46,9 +48,32 @@ func over(n Node, preds []Expr) (Node, error) {
 		// Work on a copy: a scan node may be shared by plans still held.
 		c := *s
 		c.Filters = scanFilters(preds, &c)
+		if c.Pred, err = scanPredicate(preds, &c); err != nil {
+			return nil, err
+		}
 		f.Input = &c
 	}
 	return f, nil
+}
+
+// scanPredicate is the part of the conjuncts preds (over scan's output)
+// that the scan may evaluate itself, over the table's columns. The Filter
+// stays above the scan: the scan evaluating them is an optimisation, and
+// the Filter's row path stays the authority. A volatile conjunct is left
+// to the Filter alone, since evaluating it twice would filter twice.
+func scanPredicate(preds []Expr, scan *Scan) ([]Expr, error) {
+	var out []Expr
+	for _, c := range preds {
+		if isVolatile(c) {
+			continue
+		}
+		t, err := Remap(c, scan.Columns)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // push returns n with preds applied, pushed as deep as they go.
@@ -306,9 +331,75 @@ func scanFilters(preds []Expr, scan *Scan) []connectors.ColumnFilter {
 				continue
 			}
 			out = append(out, connectors.ColumnFilter{Column: scan.Columns[cr.Index], Op: call.Op})
+		case "IN":
+			if f, ok := inFilter(call, scan); ok {
+				out = append(out, f)
+			}
+		case "LIKE":
+			cr, ok := call.Args[0].(*ColRef)
+			k, ok2 := call.Args[1].(*Const)
+			if !ok || !ok2 || cr.Index >= len(scan.Columns) || cr.T.ID() != arrow.STRING || k.IsNull() {
+				continue
+			}
+			pat, ok := k.Lit.Value().(string)
+			if !ok {
+				continue
+			}
+			if prefix := likePrefix(pat); prefix != "" {
+				out = append(out, connectors.ColumnFilter{Column: scan.Columns[cr.Index], Op: "LIKE", Value: prefix})
+			}
 		}
 	}
 	return out
+}
+
+// inFilter is column IN (constants) as a skip filter. A NULL in the list
+// never makes the IN TRUE, so it is left out; a constant that does not
+// convert exactly leaves the whole IN unpushed.
+func inFilter(call *Call, scan *Scan) (connectors.ColumnFilter, bool) {
+	cr, ok := call.Args[0].(*ColRef)
+	if !ok || cr.Index >= len(scan.Columns) {
+		return connectors.ColumnFilter{}, false
+	}
+	var vals []any
+	for _, a := range call.Args[1:] {
+		k, ok := a.(*Const)
+		if !ok {
+			return connectors.ColumnFilter{}, false
+		}
+		if k.IsNull() {
+			continue
+		}
+		v, ok := constantAs(k, cr.T)
+		if !ok {
+			return connectors.ColumnFilter{}, false
+		}
+		vals = append(vals, v)
+	}
+	return connectors.ColumnFilter{Column: scan.Columns[cr.Index], Op: "IN", Values: vals}, true
+}
+
+// likePrefix is the literal text every string matching the LIKE pattern
+// starts with: the characters before the first unescaped % or _ (a
+// backslash escapes, the only escape LIKE takes here).
+func likePrefix(pat string) string {
+	var b strings.Builder
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; c {
+		case '%', '_':
+			return b.String()
+		case '\\':
+			if i+1 < len(pat) {
+				i++
+				b.WriteByte(pat[i])
+				continue
+			}
+			return b.String()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // flip mirrors a comparison for constant-op-column.

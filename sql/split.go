@@ -56,6 +56,15 @@ func Complete(text string) bool {
 	return strings.TrimSpace(stripComments(rest)) == ""
 }
 
+// InLiteral reports whether text ends inside a quoted string, a quoted
+// identifier or a block comment, where a following line continues that
+// literal. A shell reads a line starting with a backslash as a command only
+// outside one, so a backslash inside a multi-line string stays SQL.
+func InLiteral(text string) bool {
+	st := scanStatements(text, func(int) {})
+	return st.quote != stNormal && st.quote != stLineComment
+}
+
 type scanState int
 
 const (

@@ -70,6 +70,26 @@ func TestComplete(t *testing.T) {
 	}
 }
 
+func TestInLiteral(t *testing.T) {
+	for text, want := range map[string]bool{
+		"":                      false,
+		"SELECT 1":              false,
+		"SELECT 1 -- a comment": false, // the newline ends it
+		"SELECT 'a":             true,
+		"SELECT 'a''":           true,
+		"SELECT 'a'":            false,
+		"SELECT E'a\\'":         true,
+		`SELECT "col`:           true,
+		"SELECT 1 /* open":      true,
+		"SELECT 1 /* shut */":   false,
+		"SELECT `x":             true,
+	} {
+		if got := InLiteral(text); got != want {
+			t.Errorf("InLiteral(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
 // TestSplitAgreesWithParse: every statement of the corpora is one piece
 // for Split, so a script of them all splits back into them; the lexer and
 // the splitter read quotes and comments alike.

@@ -170,10 +170,17 @@ var canonical = Nesting{
 
 func init() { canonical.Elem = Appender } // Appender refers to canonical
 
+// IsNull reports whether arr[i] is NULL. An array of Arrow's null type (an
+// untyped NULL: SELECT NULL) has no validity bitmap, so its IsNull says
+// false for every value; here it is NULL, as it is in SQL.
+func IsNull(arr arrow.Array, i int) bool {
+	return arr.IsNull(i) || arr.DataType().ID() == arrow.NULL
+}
+
 func (n Nesting) elem(t arrow.DataType) AppendFunc {
 	fn := n.Elem(t)
 	return func(arr arrow.Array, i int, buf []byte) []byte {
-		if arr.IsNull(i) {
+		if IsNull(arr, i) {
 			return append(buf, n.Null...)
 		}
 		return fn(arr, i, buf)

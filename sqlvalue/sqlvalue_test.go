@@ -217,3 +217,24 @@ func TestAppendFloatMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestIsNullUntyped: every value of a null-typed array is NULL, though the
+// array has no validity bitmap to say so; a typed array's nulls are too,
+// and its values are not.
+func TestIsNullUntyped(t *testing.T) {
+	untyped := array.NewNull(3)
+	defer untyped.Release()
+	for i := 0; i < 3; i++ {
+		if !IsNull(untyped, i) {
+			t.Errorf("untyped NULL %d is not NULL", i)
+		}
+	}
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues([]int64{1, 0}, []bool{true, false})
+	typed := b.NewArray()
+	defer typed.Release()
+	if IsNull(typed, 0) || !IsNull(typed, 1) {
+		t.Errorf("typed: IsNull = %v, %v; want false, true", IsNull(typed, 0), IsNull(typed, 1))
+	}
+}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -11,7 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/clink-sql/clink/engine"
-	"github.com/clink-sql/clink/sql"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 const helpText = `Statements end with ';' and may span lines. Ctrl-C cancels a running
@@ -23,7 +25,13 @@ query (or clears the line at the prompt); Ctrl-D or \q quits.
   \d NAME         columns and types of a table or view
   \df [NAME]      scalar functions and their signatures
   \timing [on|off]  toggle printing each statement's time
+  \x [on|off]     toggle expanded rows: one block per record, a line a column
+  \i FILE         run the statements and commands of FILE
+  \o [FILE]       send results to FILE (created anew); \o alone: back to stdout
   \format NAME    output format: table, csv, tsv, json, ndjson
+  \pset pager [on|off]  page tables taller than the terminal ($PAGER, else less)
+  \set [maxrows N]  rows a table shows at most (first and last halves;
+                  0 shows all; csv, tsv, json, ndjson always print all)
 `
 
 // errCommand marks a failed backslash command (already reported).
@@ -31,7 +39,7 @@ var errCommand = errors.New("backslash command failed")
 
 // command runs one backslash command and reports whether the shell should
 // quit. Errors are reported here; the REPL goes on, a script stops.
-func (sh *shell) command(line string) (quit bool, err error) {
+func (sh *shell) command(ctx context.Context, line string) (quit bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			sh.reportErr("ERROR: " + (&internalError{v: r}).Error() + "\n")
@@ -55,7 +63,7 @@ func (sh *shell) command(line string) (quit bool, err error) {
 		case 0:
 			sh.listTables()
 		case 1:
-			if msg := sh.describe(args[0]); msg != "" {
+			if msg := sh.describe(ctx, args[0]); msg != "" {
 				return fail(msg)
 			}
 		default:
@@ -69,21 +77,15 @@ func (sh *shell) command(line string) (quit bool, err error) {
 			return fail(msg)
 		}
 	case `\timing`:
-		switch {
-		case len(args) == 0:
-			sh.timing = !sh.timing
-		case args[0] == "on":
-			sh.timing = true
-		case args[0] == "off":
-			sh.timing = false
-		default:
+		if !toggle(&sh.timing, args) {
 			return fail(fmt.Sprintf(`\timing: want on or off, not %q`, args[0]))
 		}
-		state := "off"
-		if sh.timing {
-			state = "on"
+		fmt.Fprintf(sh.info(), "Timing is %s.\n", onOff(sh.timing))
+	case `\x`:
+		if !toggle(&sh.expanded, args) {
+			return fail(fmt.Sprintf(`\x: want on or off, not %q`, args[0]))
 		}
-		fmt.Fprintf(sh.info(), "Timing is %s.\n", state)
+		fmt.Fprintf(sh.info(), "Expanded display is %s.\n", onOff(sh.expanded))
 	case `\format`:
 		if len(args) != 1 {
 			fmt.Fprintf(sh.info(), "Output format is %s.\n", sh.format)
@@ -94,10 +96,86 @@ func (sh *shell) command(line string) (quit bool, err error) {
 		}
 		sh.format = args[0]
 		fmt.Fprintf(sh.info(), "Output format is %s.\n", sh.format)
+	case `\i`, `\include`:
+		if len(args) != 1 {
+			return fail(`\i takes one file name`)
+		}
+		if msg, err := sh.include(ctx, args[0]); msg != "" {
+			return fail(msg)
+		} else if err != nil {
+			return false, errCommand // reported where it happened
+		}
+	case `\o`, `\out`:
+		if len(args) > 1 {
+			return fail(`\o takes at most one file name`)
+		}
+		if err := sh.redirect(strings.Join(args, "")); err != nil {
+			return fail(`\o: ` + err.Error())
+		}
+	case `\pset`, `\pager`:
+		if name == `\pset` {
+			if len(args) == 0 || args[0] != "pager" {
+				return fail(`\pset: only "pager" is a setting (\pset pager on|off)`)
+			}
+			args = args[1:]
+		}
+		on := !sh.noPager
+		if !toggle(&on, args) {
+			return fail(fmt.Sprintf(`\pset pager: want on or off, not %q`, args[0]))
+		}
+		sh.noPager = !on
+		fmt.Fprintf(sh.info(), "Pager is %s.\n", onOff(on))
+	case `\set`:
+		if msg := sh.set(args); msg != "" {
+			return fail(msg)
+		}
 	default:
 		return fail(fmt.Sprintf(`unknown command %s; \? lists the commands`, name))
 	}
 	return false, nil
+}
+
+// toggle flips *b, or sets it from "on" or "off"; false for anything else.
+func toggle(b *bool, args []string) bool {
+	switch {
+	case len(args) == 0:
+		*b = !*b
+	case len(args) == 1 && args[0] == "on":
+		*b = true
+	case len(args) == 1 && args[0] == "off":
+		*b = false
+	default:
+		return false
+	}
+	return true
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// set shows or changes a shell setting; it returns an error message for a
+// bad one.
+func (sh *shell) set(args []string) string {
+	switch {
+	case len(args) == 0:
+		fmt.Fprintf(sh.info(), "maxrows = %d\n", sh.maxRows)
+		return ""
+	case !strings.EqualFold(args[0], "maxrows"):
+		return fmt.Sprintf(`\set: unknown setting %q (settings: maxrows)`, args[0])
+	case len(args) != 2:
+		return `\set maxrows takes one number`
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil || n < 0 {
+		return fmt.Sprintf(`\set maxrows: want a row count (0 for all), not %q`, args[1])
+	}
+	sh.maxRows = n
+	fmt.Fprintf(sh.info(), "maxrows = %d\n", sh.maxRows)
+	return ""
 }
 
 func (sh *shell) listTables() {
@@ -110,9 +188,10 @@ func (sh *shell) listTables() {
 	sh.printTable([]string{"Name", "Kind", "Connector"}, rows)
 }
 
-// describe prints a table's columns; it returns an error message when
-// there is nothing to describe.
-func (sh *shell) describe(name string) string {
+// describe prints a table's kind and then what DESCRIBE says of it, so \d
+// and DESCRIBE cannot disagree; it returns an error message when there is
+// nothing to describe.
+func (sh *shell) describe(ctx context.Context, name string) string {
 	var found *engine.TableInfo
 	tables := sh.sess.Tables()
 	for i := range tables {
@@ -127,14 +206,6 @@ func (sh *shell) describe(name string) string {
 	if found.Schema == nil {
 		return fmt.Sprintf("%s %q has no resolved columns", found.Kind, found.Name)
 	}
-	rows := make([][]string, found.Schema.NumFields())
-	for i, f := range found.Schema.Fields() {
-		null := "YES"
-		if !f.Nullable {
-			null = "NO"
-		}
-		rows[i] = []string{f.Name, sql.TypeString(f.Type), null}
-	}
 	kind := found.Kind
 	if found.Connector != "" {
 		kind += " (" + found.Connector + ")"
@@ -145,7 +216,15 @@ func (sh *shell) describe(name string) string {
 		kind += ", unbounded"
 	}
 	fmt.Fprintf(sh.out, "%s: %s\n", found.Name, kind)
-	sh.printTable([]string{"Column", "Type", "Nullable"}, rows)
+	// The human format whatever the result format, as for \d's list.
+	snk := newSink(formatTable, sinkOptions{out: sh.out, mem: sh.mem})
+	_, err := sh.sess.Execute(ctx, "DESCRIBE "+sqlvalue.QuoteIdent(found.Name), snk, engine.ExecOptions{})
+	if ferr := snk.finish(err); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err.Error()
+	}
 	return ""
 }
 

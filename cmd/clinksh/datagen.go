@@ -55,6 +55,7 @@ func datagenTPCH(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	out := fs.String("out", "", "the output `directory` (required)")
 	seed := fs.Uint64("seed", tpch.DefaultSeed, "the random `seed`: the same seed and scale give the same files")
 	workers := fs.Int("workers", 0, "files written at once (0: one per core)")
+	setUsage(fs, fs.Name()+" --out DIR [flags]", datagenAbout[fs.Name()])
 	if code, ok := parseDatagenFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -90,6 +91,7 @@ func datagenClickBench(ctx context.Context, args []string, stdout, stderr io.Wri
 	out := fs.String("out", "", "the output `directory` (required)")
 	seed := fs.Uint64("seed", clickbench.DefaultSeed, "the random `seed`: the same seed and row count give the same files")
 	workers := fs.Int("workers", 0, "files written at once (0: one per core)")
+	setUsage(fs, fs.Name()+" --out DIR [flags]", datagenAbout[fs.Name()])
 	if code, ok := parseDatagenFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -114,6 +116,11 @@ func datagenClickBench(ctx context.Context, args []string, stdout, stderr io.Wri
 
 // parseDatagenFlags parses args; ok is false when the command should end
 // with code (help asked for, or a bad flag, which flag has reported).
+var datagenAbout = map[string]string{
+	"clinksh datagen tpch":       "Writes the TPC-H tables as Parquet (DIR/<table>/*.parquet), deterministic\nfor a seed, with DIR/manifest.json last.",
+	"clinksh datagen clickbench": "Writes ClickBench's hits table as Parquet (DIR/hits/*.parquet),\ndeterministic for a seed, with DIR/manifest.json last.",
+}
+
 func parseDatagenFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

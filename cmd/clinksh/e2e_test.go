@@ -66,7 +66,7 @@ func runClinksh(t *testing.T, stdin string, args ...string) result {
 
 func TestE2ESelectOneTable(t *testing.T) {
 	r := runClinksh(t, "", "-c", "SELECT 1 AS one")
-	want := "+-----+\n| one |\n+-----+\n|   1 |\n+-----+\n(1 row)\n"
+	want := "+-----+\n| one |\n+-----+\n|   1 |\n+-----+\n1 row, finished\n"
 	if r.code != 0 || r.stdout != want || r.stderr != "" {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant stdout:\n%s", r.code, r.stdout, r.stderr, want)
 	}
@@ -109,7 +109,7 @@ func TestE2EFileErrorPositionAndAcksOnStderr(t *testing.T) {
 	if r.stdout != "" {
 		t.Errorf("stdout %q: a machine format keeps acknowledgements off stdout", r.stdout)
 	}
-	want := "View 'v' created.\nERROR at line 4, column 3: column 'zzz' not found\nLINE 4:   zzz FROM v;\n          ^\n"
+	want := "View 'v' created.\nERROR at " + file + " line 4, column 3: column 'zzz' not found\nLINE 4:   zzz FROM v;\n          ^\n"
 	if r.stderr != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, want)
 	}
@@ -159,5 +159,40 @@ func TestE2EFlags(t *testing.T) {
 		if r.code != tc.code || !strings.Contains(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
 			t.Errorf("%q: exit %d stdout %q stderr %q", tc.args, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// TestE2EUntypedNull: SELECT NULL (Arrow's null type, which has no
+// validity bitmap) prints as NULL in the table, null in JSON and an empty
+// field in CSV, like a typed NULL, and not as Arrow's "(null)".
+func TestE2EUntypedNull(t *testing.T) {
+	for _, tc := range []struct{ format, want string }{
+		{"table", "| NULL | NULL |"},
+		{"csv", "n,t\n,\n"},
+		{"tsv", "n\tt\n\t\n"},
+		{"json", `{"n":null,"t":null}`},
+		{"ndjson", `{"n":null,"t":null}`},
+	} {
+		r := runClinksh(t, "", "--format", tc.format, "-c", "SELECT NULL AS n, CAST(NULL AS INT) AS t")
+		if r.code != 0 || !strings.Contains(r.stdout, tc.want) || strings.Contains(r.stdout, "(null)") {
+			t.Errorf("%s: exit %d stdout %q stderr %q, want %q", tc.format, r.code, r.stdout, r.stderr, tc.want)
+		}
+	}
+}
+
+// TestE2EDescribeAgrees: \d NAME shows the kind of the table and then
+// exactly the table DESCRIBE NAME prints.
+func TestE2EDescribeAgrees(t *testing.T) {
+	d := runClinksh(t, "", "-c", `\d bid`)
+	desc := runClinksh(t, "", "-c", "DESCRIBE bid")
+	if d.code != 0 || desc.code != 0 {
+		t.Fatalf(`\d: exit %d %q; DESCRIBE: exit %d %q`, d.code, d.stderr, desc.code, desc.stderr)
+	}
+	kind, table, _ := strings.Cut(d.stdout, "\n")
+	if !strings.HasPrefix(kind, "bid: ") || !strings.HasSuffix(kind, "unbounded") {
+		t.Errorf("first line %q", kind)
+	}
+	if table != desc.stdout || !strings.Contains(table, "| auction ") {
+		t.Errorf("\\d bid:\n%s\nDESCRIBE bid:\n%s", table, desc.stdout)
 	}
 }

@@ -18,17 +18,23 @@ func (e *internalError) Error() string { return fmt.Sprintf("internal error: %v"
 
 // errorReport renders err from the statement piece of script. A *sql.Error
 // carries a position relative to the statement text; it is moved into the
-// script's coordinates and shown psql-style, with the offending line and a
-// caret under the column:
+// input's coordinates (loc.firstLine is the line script starts on) and
+// shown psql-style, with the offending line and a caret under the column,
+// and the file when the statement came from one:
 //
 //	ERROR at line 3, column 12: unknown column 'x'
 //	LINE 3: SELECT a, x FROM t
 //	                  ^
 //
 // Without a position the message is shown with the statement it came from
-// (when withStatement: scripts, where it is not on screen).
-func errorReport(err error, script string, piece sql.Piece, withStatement bool) string {
+// (in scripts, where it is not on screen).
+func errorReport(err error, script string, piece sql.Piece, loc scriptLoc) string {
 	var b strings.Builder
+	base := max(loc.firstLine, 1) - 1 // script line n is input line base+n
+	where := "line"
+	if loc.file != "" {
+		where = loc.file + " line"
+	}
 	var se *sql.Error
 	if errors.As(err, &se) && se.Line > 0 {
 		line := piece.Line + se.Line - 1
@@ -43,22 +49,22 @@ func errorReport(err error, script string, piece sql.Piece, withStatement bool) 
 			msg = strings.Replace(wrapped, se.Error(), se.Msg, 1)
 		}
 		if col > 0 {
-			fmt.Fprintf(&b, "ERROR at line %d, column %d: %s\n", line, col, msg)
+			fmt.Fprintf(&b, "ERROR at %s %d, column %d: %s\n", where, base+line, col, msg)
 		} else {
-			fmt.Fprintf(&b, "ERROR at line %d: %s\n", line, msg)
+			fmt.Fprintf(&b, "ERROR at %s %d: %s\n", where, base+line, msg)
 		}
 		if text, ok := scriptLine(script, line); ok {
-			b.WriteString(caretLines(line, text, col))
+			b.WriteString(caretLines(base+line, text, col))
 		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "ERROR: %s\n", err.Error())
-	if withStatement {
+	if !loc.interactive {
 		first, _, more := strings.Cut(piece.Text, "\n")
 		if more || len(first) > 200 {
 			first = truncateWidth(first, 200) + " ..."
 		}
-		fmt.Fprintf(&b, "STATEMENT at line %d: %s\n", piece.Line, first)
+		fmt.Fprintf(&b, "STATEMENT at %s %d: %s\n", where, base+piece.Line, first)
 	}
 	return b.String()
 }

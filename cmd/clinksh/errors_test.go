@@ -16,7 +16,7 @@ func TestErrorReportMapsStatementPositionToScript(t *testing.T) {
 	}
 	// Line 2, column 3 of the statement is line 4, column 3 of the script.
 	err := &sql.Error{Msg: "unknown column 'bad'", Line: 2, Column: 3}
-	got := errorReport(err, script, pieces[1], true)
+	got := errorReport(err, script, pieces[1], scriptLoc{})
 	want := "ERROR at line 4, column 3: unknown column 'bad'\n" +
 		"LINE 4:   bad FROM t;\n" +
 		"          ^\n"
@@ -31,7 +31,7 @@ func TestErrorReportFirstLineColumnOffset(t *testing.T) {
 	script := "SELECT 1; SELECT bad FROM t"
 	pieces := sql.Split(script)
 	err := fmt.Errorf("binding: %w", &sql.Error{Msg: "unknown column 'bad'", Line: 1, Column: 8})
-	got := errorReport(err, script, pieces[1], true)
+	got := errorReport(err, script, pieces[1], scriptLoc{})
 	want := "ERROR at line 1, column 18: binding: unknown column 'bad'\n" +
 		"LINE 1: SELECT 1; SELECT bad FROM t\n" +
 		"                         ^\n"
@@ -43,7 +43,7 @@ func TestErrorReportFirstLineColumnOffset(t *testing.T) {
 func TestErrorReportTabsAndWideRunes(t *testing.T) {
 	script := "SELECT\t'日本', bad"
 	p := sql.Split(script)[0]
-	got := errorReport(&sql.Error{Msg: "m", Line: 1, Column: 18}, script, p, false)
+	got := errorReport(&sql.Error{Msg: "m", Line: 1, Column: 18}, script, p, scriptLoc{interactive: true})
 	want := "ERROR at line 1, column 18: m\n" +
 		"LINE 1: SELECT\t'日本', bad\n" +
 		"              \t        ^\n"
@@ -55,12 +55,12 @@ func TestErrorReportTabsAndWideRunes(t *testing.T) {
 func TestErrorReportWithoutPosition(t *testing.T) {
 	script := "SELECT 1;\nSELECT x\n  FROM nowhere;"
 	p := sql.Split(script)[1]
-	got := errorReport(errors.New("table 'nowhere' not found"), script, p, true)
+	got := errorReport(errors.New("table 'nowhere' not found"), script, p, scriptLoc{})
 	want := "ERROR: table 'nowhere' not found\nSTATEMENT at line 2: SELECT x ...\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if got := errorReport(errors.New("x"), script, p, false); got != "ERROR: x\n" {
+	if got := errorReport(errors.New("x"), script, p, scriptLoc{interactive: true}); got != "ERROR: x\n" {
 		t.Errorf("interactive: %q", got)
 	}
 }

@@ -120,6 +120,30 @@ func (f *fakeSession) Execute(ctx context.Context, stmt string, w engine.ResultW
 		b := exec.NewColumnarBatch(rec)
 		defer b.Release()
 		return engine.Outcome{Rows: 4}, w.Batch(b)
+	case strings.HasPrefix(stmt, "DESCRIBE "):
+		// What the engine's DESCRIBE gives: a row per column.
+		desc := arrow.NewSchema([]arrow.Field{
+			{Name: "name", Type: arrow.BinaryTypes.String},
+			{Name: "type", Type: arrow.BinaryTypes.String},
+			{Name: "null", Type: arrow.FixedWidthTypes.Boolean},
+		}, nil)
+		name := strings.Trim(strings.TrimPrefix(stmt, "DESCRIBE "), "`")
+		for _, tbl := range f.Tables() {
+			if tbl.Name != name {
+				continue
+			}
+			if err := w.Columns(desc, true); err != nil {
+				return engine.Outcome{}, err
+			}
+			var rows []exec.Row
+			for _, fd := range tbl.Schema.Fields() {
+				rows = append(rows, exec.Row{fd.Name, sql.TypeString(fd.Type), fd.Nullable})
+			}
+			b := exec.NewRowBatch(desc, rows)
+			defer b.Release()
+			return engine.Outcome{Rows: int64(len(rows))}, w.Batch(b)
+		}
+		return engine.Outcome{}, &sql.Error{Msg: "no table " + name}
 	case strings.HasPrefix(stmt, "CREATE"):
 		return engine.Outcome{Message: "Table 't' created."}, nil
 	case strings.HasPrefix(stmt, "EXPLAIN"):

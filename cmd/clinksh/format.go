@@ -53,6 +53,14 @@ type sinkOptions struct {
 	unbounded func()
 	// mem encodes row batches into Arrow (see forEachRecord).
 	mem memory.Allocator
+	// maxRows caps a bounded table (the table format only; machine
+	// formats print every row); 0 shows all.
+	maxRows int
+	// expanded prints the table format one record per block (\x).
+	expanded bool
+	// page, when set, takes a bounded table whole (its text and footer)
+	// instead of out: the shell's pager.
+	page func(text []byte) error
 }
 
 func newSink(format string, o sinkOptions) sink {

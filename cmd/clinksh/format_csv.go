@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 // delimSink writes CSV (RFC 4180) or TSV. One header row. NULL is an empty
@@ -63,7 +64,7 @@ func (s *delimSink) Batch(b *exec.Batch) error {
 				if c > 0 {
 					buf = append(buf, s.sep)
 				}
-				if col.IsNull(i) {
+				if sqlvalue.IsNull(col, i) {
 					continue
 				}
 				start := len(buf)

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 var errNoColumns = errors.New("result: batch before Columns")
@@ -75,7 +76,7 @@ func (s *jsonSink) Batch(b *exec.Batch) error {
 			}
 			for c, col := range cols {
 				buf = append(buf, s.keys[c]...)
-				if col.IsNull(i) {
+				if sqlvalue.IsNull(col, i) {
 					buf = append(buf, "null"...)
 					continue
 				}

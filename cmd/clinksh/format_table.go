@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -12,10 +16,14 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
-// tableSink is the human format. A bounded result is buffered and drawn
-// with tablewriter when it ends, followed by "(N rows)". An unbounded result
+// tableSink is the human format. A bounded result is drawn with tablewriter
+// when it ends, followed by "(N rows)". It keeps at most maxRows rows (the
+// first half and the last half, see keptRows), so a huge result costs a few
+// rows of memory and a screenful of output; the footer says how many more
+// there were. An unbounded result
 // never ends by itself, so it is printed as it arrives in the tableau style
 // of Flink's SQL client: a header once, then one line per row in fixed
 // column widths (values too wide are cut with "..."), flushed per batch.
@@ -28,8 +36,8 @@ type tableSink struct {
 	fns     []appendFunc
 	right   []bool // right-align (numbers)
 	bounded bool
-	cells   [][]string // bounded: every row, rendered at finish
-	widths  []int      // unbounded: fixed column widths
+	kept    keptRows // bounded: the rows shown, rendered at finish
+	widths  []int    // unbounded: fixed column widths
 	buf     []byte
 	line    []byte
 	n       int64
@@ -47,6 +55,7 @@ func (s *tableSink) Columns(schema *arrow.Schema, bounded bool) error {
 	}
 	s.gate.fn = s.opts.beforeOutput
 	if bounded {
+		s.kept = keptRows{max: s.opts.maxRows}
 		return nil
 	}
 	if s.opts.unbounded != nil {
@@ -57,6 +66,9 @@ func (s *tableSink) Columns(schema *arrow.Schema, bounded bool) error {
 		s.widths[i] = max(runewidth.StringWidth(f.Name), typeWidth(f.Type))
 	}
 	s.gate.open()
+	if s.opts.expanded {
+		return nil // records carry their own headers
+	}
 	out := s.border(s.line[:0])
 	out = s.tableauRow(out, func(c int) string { return schema.Field(c).Name })
 	out = s.border(out)
@@ -76,19 +88,24 @@ func (s *tableSink) Batch(b *exec.Batch) error {
 	return forEachRecord(s.opts.mem, b, func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		nrows := int(rec.NumRows())
+		base := s.n
 		s.n += int64(nrows)
 		if s.bounded {
 			for i := 0; i < nrows; i++ {
-				row := make([]string, len(cols))
-				for c, col := range cols {
-					row[c] = s.cell(c, col, i)
+				// Rows the cap drops are never rendered.
+				if !s.kept.needed(base+int64(i), s.n) {
+					continue
 				}
-				s.cells = append(s.cells, row)
+				s.kept.add(base+int64(i), s.rowCells(cols, i))
 			}
 			return nil
 		}
 		out := s.line[:0]
 		for i := 0; i < nrows; i++ {
+			if s.opts.expanded {
+				out = appendRecord(out, s.schema, base+int64(i)+1, s.rowCells(cols, i))
+				continue
+			}
 			out = s.tableauRow(out, func(c int) string {
 				return s.cell(c, cols[c], i)
 			})
@@ -101,9 +118,17 @@ func (s *tableSink) Batch(b *exec.Batch) error {
 	})
 }
 
+func (s *tableSink) rowCells(cols []arrow.Array, i int) []string {
+	row := make([]string, len(cols))
+	for c, col := range cols {
+		row[c] = s.cell(c, col, i)
+	}
+	return row
+}
+
 // cell renders value i of column c for the table (NULL for SQL NULL).
 func (s *tableSink) cell(c int, col arrow.Array, i int) string {
-	if col.IsNull(i) {
+	if sqlvalue.IsNull(col, i) {
 		return "NULL"
 	}
 	s.buf = s.fns[c](col, i, s.buf[:0])
@@ -172,29 +197,63 @@ func (s *tableSink) finish(execErr error) error {
 	if s.schema == nil {
 		return s.opts.out.Flush()
 	}
-	if s.bounded {
-		// A failed query shows its error, not half a table; a cancelled
-		// one shows nothing either (the shell says it was cancelled).
-		if execErr != nil {
-			return s.opts.out.Flush()
-		}
+	if !s.bounded {
 		s.gate.open()
-		if err := s.renderBounded(); err != nil {
+		if !s.opts.expanded {
+			if _, err := s.opts.out.Write(s.border(s.line[:0])); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintf(s.opts.out, "%s\n", footer(s.n, 0, execErr)); err != nil {
 			return err
 		}
-	} else {
-		s.gate.open()
-		if _, err := s.opts.out.Write(s.border(s.line[:0])); err != nil {
-			return err
-		}
+		return s.opts.out.Flush()
 	}
-	if _, err := fmt.Fprintf(s.opts.out, "%s\n", rowsLabel(s.n)); err != nil {
+	// A failed query shows its error, not half a table; a cancelled one
+	// shows nothing either (the shell says it was cancelled).
+	if execErr != nil {
+		return s.opts.out.Flush()
+	}
+	s.gate.open()
+	// With a pager the whole table goes to it, which shows it when it is
+	// taller than the screen.
+	var paged bytes.Buffer
+	w := io.Writer(s.opts.out)
+	if s.opts.page != nil {
+		w = &paged
+	}
+	if err := s.renderBounded(w); err != nil {
 		return err
+	}
+	if _, err := fmt.Fprintf(w, "%s\n", footer(s.n, s.hidden(), nil)); err != nil {
+		return err
+	}
+	if s.opts.page != nil {
+		if err := s.opts.page(paged.Bytes()); err != nil {
+			return err
+		}
 	}
 	return s.opts.out.Flush()
 }
 
-func (s *tableSink) renderBounded() error {
+func (s *tableSink) renderBounded(w io.Writer) error {
+	head, tail := s.kept.rows()
+	hidden := s.hidden()
+	if s.opts.expanded {
+		out := s.line[:0]
+		for i, row := range head {
+			out = appendRecord(out, s.schema, int64(i)+1, row)
+		}
+		if hidden > 0 {
+			out = fmt.Appendf(out, "... %d more rows\n", hidden)
+		}
+		for i, row := range tail {
+			out = appendRecord(out, s.schema, s.n-int64(len(tail)-i)+1, row)
+		}
+		s.line = out
+		_, err := w.Write(out)
+		return err
+	}
 	aligns := make([]tw.Align, len(s.right))
 	for i, r := range s.right {
 		aligns[i] = tw.AlignLeft
@@ -202,7 +261,7 @@ func (s *tableSink) renderBounded() error {
 			aligns[i] = tw.AlignRight
 		}
 	}
-	t := tablewriter.NewTable(s.opts.out,
+	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 	)
 	t.Configure(func(cfg *tablewriter.Config) {
@@ -221,17 +280,53 @@ func (s *tableSink) renderBounded() error {
 		names[i] = f.Name
 	}
 	t.Header(names)
-	if err := t.Bulk(s.cells); err != nil {
+	cells := head
+	if hidden > 0 {
+		gap := make([]string, len(names))
+		for i := range gap {
+			gap[i] = "..."
+		}
+		cells = append(append(cells[:len(cells):len(cells)], gap), tail...)
+	} else {
+		cells = append(cells, tail...)
+	}
+	if err := t.Bulk(cells); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
 	return t.Render()
 }
 
+// hidden is how many rows of a bounded result the cap left out.
+func (s *tableSink) hidden() int64 {
+	if !s.bounded {
+		return 0
+	}
+	return s.kept.hidden(s.n)
+}
+
+// footer is the line under a table, in the words the kernel uses: the row
+// count, how the query ended (finished, interrupted, failed) and how many
+// rows the cap left out, e.g. "5 rows, finished".
+func footer(n, hidden int64, execErr error) string {
+	state := "finished"
+	switch {
+	case errors.Is(execErr, context.Canceled):
+		state = "interrupted"
+	case execErr != nil:
+		state = "failed"
+	}
+	text := rowsLabel(n) + ", " + state
+	if hidden > 0 {
+		text += fmt.Sprintf("; ... %d more rows not shown (\\set maxrows N, 0 for all)", hidden)
+	}
+	return text
+}
+
 func rowsLabel(n int64) string {
 	if n == 1 {
-		return "(1 row)"
+		return "1 row"
 	}
-	return fmt.Sprintf("(%d rows)", n)
+	return fmt.Sprintf("%d rows", n)
 }
 
 func isNumeric(dt arrow.DataType) bool {

@@ -149,7 +149,7 @@ func TestTableBounded(t *testing.T) {
 		"{a=1, b=x}",
 		"2024-01-02 03:04:05.123456789",
 		"123.45 |", // numbers right-aligned
-		"(4 rows)\n",
+		"4 rows, finished\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("table output lacks %q:\n%s", want, got)
@@ -203,7 +203,7 @@ func TestTableUnboundedStreams(t *testing.T) {
 	if !strings.Contains(out.String(), "| "+strings.Repeat("x", 27)+"... |") {
 		t.Errorf("long value not cut to the column width:\n%s", out.String())
 	}
-	if !strings.HasSuffix(out.String(), "+\n(3 rows)\n") {
+	if !strings.HasSuffix(out.String(), "+\n3 rows, finished\n") {
 		t.Errorf("no closing border and count:\n%s", out.String())
 	}
 }

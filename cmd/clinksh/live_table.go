@@ -146,7 +146,6 @@ func liveRow(widths []int, right []bool, vals []string) string {
 // changes)" once it ended.
 func liveFooter(f liveFrame, shown int) string {
 	rows := rowsLabel(int64(f.rows))
-	rows = rows[1 : len(rows)-1] // without the parentheses
 	if shown < f.rows {
 		rows = fmt.Sprintf("showing %d of %s rows", shown, groupDigits(int64(f.rows)))
 	}

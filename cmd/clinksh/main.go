@@ -3,11 +3,15 @@
 //	clinksh                          interactive (readline, history, Ctrl-C cancels the query)
 //	clinksh -c "SQL; SQL"            run statements, exit non-zero on the first error
 //	clinksh -f file.sql              the same from a file
-//	echo "SELECT 1;" | clinksh       the same from stdin when it is not a terminal
+//	echo "SELECT 1;" | clinksh       the same from stdin when it is not a terminal,
+//	                                 each statement run as soon as its ';' is read
 //	clinksh --format csv -c "..."    table (default), csv, tsv, json, ndjson
 //	clinksh sqllogictest FILE...     run sqllogictest files; ends with "N passed, N failed, N skipped"
 //	clinksh datagen tpch --sf 1 --out DIR          TPC-H tables as Parquet
 //	clinksh datagen clickbench --rows N --out DIR  ClickBench's hits as Parquet
+//	clinksh nexmark --query q5       Nexmark queries, events/s per core
+//	clinksh kafka-broker             only the embedded Kafka broker
+//	clinksh help [COMMAND]           the commands, or one command's flags
 package main
 
 import (
@@ -21,6 +25,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/metrics"
@@ -55,21 +60,34 @@ type options struct {
 // errFlagReported: the flag package already printed the problem.
 var errFlagReported = errors.New("bad flags")
 
-func parseFlags(args []string, stderr io.Writer) (options, error) {
-	var o options
+// shellFlags declares the shell's flags into o.
+func shellFlags(o *options, output io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("clinksh", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(output)
 	fs.StringVar(&o.command, "c", "", "run the `SQL` statements (separated by ';') and exit")
 	fs.StringVar(&o.file, "f", "", "run the statements of `FILE` and exit")
 	fs.StringVar(&o.format, "format", formatTable, "output `format`: table, csv, tsv, json, ndjson")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics on `ADDR` (host:port)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: clinksh [flags]\n\n"+
-			"Without -c or -f, clinksh reads statements from stdin: interactively on a\n"+
-			"terminal (\\? for help), as a script otherwise.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { printUsage(fs.Output(), fs) }
+	return fs
+}
+
+// printUsage is the shell's help: how to run it, its commands, its flags.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: clinksh [flags]\n       clinksh COMMAND [flags] (COMMAND --help for its flags)\n\n"+
+		"Without -c or -f, clinksh reads statements from stdin: interactively on a\n"+
+		"terminal (\\? for help), as a script otherwise (each statement runs as\n"+
+		"soon as its ';' is read).\n\nCommands:\n")
+	writeCommandList(w)
+	fmt.Fprintf(w, "\nFlags:\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := shellFlags(&o, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -77,7 +95,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errFlagReported // flag printed it, with the usage
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q (statements go in -c, or -f for a file)", fs.Arg(0))
+		return o, fmt.Errorf("unexpected argument %q (statements go in -c, or -f for a file; 'clinksh help' lists the commands)", fs.Arg(0))
 	}
 	if o.command != "" && o.file != "" {
 		return o, errors.New("use -c or -f, not both")
@@ -89,17 +107,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 }
 
 func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
-	if len(args) > 0 && args[0] == "kafka-broker" {
-		return runBroker(args[1:], stderr)
-	}
-	if len(args) > 0 && args[0] == "nexmark" {
-		return runNexmark(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "sqllogictest" {
-		return runSQLLogicTest(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "datagen" {
-		return runDatagen(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		if c := findSubcommand(args[0]); c != nil {
+			return c.run(args[1:], stdout, stderr)
+		}
 	}
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -117,24 +128,23 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		return exitOK
 	}
 
-	// Read the script before opening anything, so a missing file costs
-	// nothing but the message.
+	// Open the script before anything else, so a missing file costs
+	// nothing but the message. Scripts are read line by line as they run:
+	// a statement from a pipe runs as soon as its ';' arrives.
 	interactive := o.command == "" && o.file == "" && readline.IsTerminal(int(stdin.Fd()))
-	script := o.command
-	if o.file != "" {
-		b, err := os.ReadFile(o.file)
+	var lines lineReader = newReaderLines(strings.NewReader(o.command), nil)
+	loc := scriptLoc{}
+	switch {
+	case o.file != "":
+		f, err := os.Open(o.file)
 		if err != nil {
 			fmt.Fprintf(stderr, "clinksh: %s\n", err)
 			return exitUsage
 		}
-		script = string(b)
-	} else if o.command == "" && !interactive {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "clinksh: reading stdin: %s\n", err)
-			return exitUsage
-		}
-		script = string(b)
+		defer f.Close()
+		lines, loc.file = newReaderLines(f, nil), o.file
+	case o.command == "" && !interactive:
+		lines = newReaderLines(stdin, nil)
 	}
 
 	ctx, stopCtx := context.WithCancel(context.Background())
@@ -158,9 +168,11 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		out:         out,
 		errw:        stderr,
 		format:      o.format,
+		maxRows:     defaultMaxRows,
 		progressTTY: readline.IsTerminal(int(stderr.Fd())),
 	}
 	if fd := int(stdout.Fd()); readline.IsTerminal(fd) {
+		sh.pagerOut = stdout
 		sh.termSize = func() (int, int) {
 			w, h, err := readline.GetSize(fd)
 			if err != nil || h <= 0 {
@@ -170,13 +182,18 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		}
 	}
 
+	defer func() {
+		if err := sh.closeOutput(); err != nil {
+			fmt.Fprintf(stderr, "clinksh: \\o: %s\n", err)
+		}
+	}()
 	if interactive {
 		return runInteractive(ctx, sh, stderr)
 	}
 	// A script: Ctrl-C cancels the statement running and stops the script.
 	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	err = sh.runScript(sigCtx, script)
+	err = sh.runLines(sigCtx, cancelableLines{lines, sigCtx}, loc)
 	switch {
 	case err == nil:
 		return exitOK

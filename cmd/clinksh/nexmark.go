@@ -40,10 +40,7 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 	mode := fs.String("mode", "streaming", "'streaming' (as Flink runs Nexmark: streaming joins, changelogs) or 'batch' (the bounded stream's batch operators)")
 	dir := fs.String("queries", "", "the `directory` of the Nexmark query files (default: sql/testdata/nexmark, found from here or the executable)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to `FILE`")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: clinksh nexmark [flags]\n\nRuns Nexmark queries and reports events/s per core.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "clinksh nexmark [flags]", "Runs Nexmark queries and reports events/s per core.")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK

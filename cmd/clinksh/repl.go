@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/chzyer/readline"
-
-	"github.com/clink-sql/clink/sql"
 )
 
 const (
@@ -30,61 +28,9 @@ type lineReader interface {
 	SaveHistory(entry string) error
 }
 
-// repl reads statements until EOF or \q. Lines accumulate until the text
-// ends with a ';' that ends a statement (sql.Complete), then each statement
-// runs in turn; a failing one is reported and the shell keeps going. A
-// backslash command is a line of its own, recognised when no statement is
-// pending.
+// repl reads statements from the terminal until EOF or \q (see runLines).
 func (sh *shell) repl(ctx context.Context, lr lineReader) error {
-	var pending strings.Builder
-	for {
-		if pending.Len() == 0 {
-			lr.SetPrompt(prompt)
-		} else {
-			lr.SetPrompt(contPrompt)
-		}
-		line, err := lr.Readline()
-		if errors.Is(err, errInterrupt) {
-			// Ctrl-C at the prompt drops what was typed, statement included.
-			pending.Reset()
-			continue
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		trimmed := strings.TrimSpace(line)
-		if pending.Len() == 0 {
-			if trimmed == "" {
-				continue
-			}
-			if strings.HasPrefix(trimmed, `\`) {
-				lr.SaveHistory(trimmed)
-				if quit, _ := sh.command(trimmed); quit {
-					return nil
-				}
-				continue
-			}
-		} else {
-			pending.WriteByte('\n')
-		}
-		pending.WriteString(line)
-		script := pending.String()
-		if !sql.Complete(script) {
-			continue
-		}
-		pending.Reset()
-		lr.SaveHistory(historyEntry(script))
-		for _, p := range sql.Split(script) {
-			// Errors are reported by runPiece; the shell goes on.
-			_ = sh.runPiece(ctx, script, p, false)
-		}
-	}
+	return sh.runLines(ctx, lr, scriptLoc{interactive: true})
 }
 
 // historyEntry folds a multi-line statement into one history line (the

@@ -40,19 +40,19 @@ func TestREPLSession(t *testing.T) {
 	if err := ts.repl(context.Background(), newReaderLines(strings.NewReader(input), &prompts)); err != nil {
 		t.Fatal(err)
 	}
-	wantStmts := []string{"SELECT\n  1", "SELECT 1", "SELECT bad\n  FROM t", "SELECT 1",
+	wantStmts := []string{"SELECT\n  1", "DESCRIBE `bid`", "SELECT 1", "SELECT bad\n  FROM t", "SELECT 1",
 		"CREATE TABLE t (a INT)", "PANIC", "EXPLAIN SELECT 1"}
 	if got := ts.fake.statements(); !reflect.DeepEqual(got, wantStmts) {
 		t.Errorf("executed %q\nwant %q", got, wantStmts)
 	}
 	out, errs := ts.stdout.String(), ts.stderr.String()
 	for _, want := range []string{
-		"(1 row)",
+		"1 row, finished",
 		"| bid  | table | nexmark   |", // \d
 		"| v    | view  |",
 		"bid: table (nexmark), unbounded", // \d bid
-		"| auction | BIGINT         | NO       |",
-		"| price   | DECIMAL(10, 2) | YES      |",
+		"| auction | BIGINT         | false |",
+		"| price   | DECIMAL(10, 2) | true  |",
 		"Timing is on.",
 		"x\n1\n", // csv result
 		"Table 't' created.",
@@ -150,7 +150,7 @@ func TestREPLCancelRunningStatement(t *testing.T) {
 	}
 	// The stream printed its header and first row, closed its table, and
 	// the next statement ran.
-	if !strings.Contains(out, "|                    0 |") || !strings.Contains(out, "(1 row)") {
+	if !strings.Contains(out, "|                    0 |") || !strings.Contains(out, "1 row, interrupted") {
 		t.Errorf("stdout:\n%s", out)
 	}
 }

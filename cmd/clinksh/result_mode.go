@@ -12,6 +12,7 @@ import (
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/ops"
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 // resultModeKey is Flink's SQL client setting for how an updating result
@@ -161,7 +162,7 @@ func (t *tableModeSink) cellsLocked(n int) ([][]string, error) {
 		row := make([]string, len(fns))
 		for c, fn := range fns {
 			col := rec.Column(c)
-			if col.IsNull(i) {
+			if sqlvalue.IsNull(col, i) {
 				row[c] = "NULL"
 				continue
 			}

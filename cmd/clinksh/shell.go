@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -40,6 +41,10 @@ type shell struct {
 	errw   io.Writer     // stderr
 	format string
 	timing bool
+	// maxRows caps bounded results in the table format (\set maxrows;
+	// 0: no cap); expanded prints them one record per block (\x).
+	maxRows  int
+	expanded bool
 	// progressTTY: stderr is a terminal, so the progress line may be drawn.
 	progressTTY bool
 	// termSize, set when stdout is a terminal, reports its width and
@@ -51,6 +56,19 @@ type shell struct {
 	interrupts <-chan struct{}
 	// mem is the allocator for encoding row batches (tests check it).
 	mem memory.Allocator
+
+	// \o: outFile receives the results while set; stdout and stdoutSize
+	// are out and termSize to go back to.
+	outFile    *os.File
+	stdout     *bufio.Writer
+	stdoutSize func() (width, height int)
+	// pagerOut is the terminal the pager draws on (stdout, when it is
+	// one); noPager is \pset pager off.
+	pagerOut io.Writer
+	noPager  bool
+	// includeDepth counts the \i files being run, to stop a file that
+	// includes itself.
+	includeDepth int
 }
 
 // info is where acknowledgements and timings go.
@@ -67,73 +85,9 @@ func (sh *shell) reportErr(text string) {
 	io.WriteString(sh.errw, text)
 }
 
-// runScript runs the statements of script in order, and the backslash
-// commands that stand on lines of their own between them (so
-// clinksh -c '\d' and -f files with \timing work as in psql). It stops at
-// the first error, which it reports (on stderr) and returns.
-func (sh *shell) runScript(ctx context.Context, script string) error {
-	masked, cmds := scriptCommands(script)
-	next := 0
-	// runCommands runs the commands placed before offset.
-	runCommands := func(offset int) (quit bool, err error) {
-		for ; next < len(cmds) && cmds[next].offset < offset; next++ {
-			if quit, err := sh.command(cmds[next].text); quit || err != nil {
-				return quit, err
-			}
-		}
-		return false, nil
-	}
-	for _, p := range sql.Split(masked) {
-		if quit, err := runCommands(p.Offset); quit || err != nil {
-			return err
-		}
-		if err := sh.runPiece(ctx, script, p, true); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	_, err := runCommands(len(masked) + 1)
-	return err
-}
-
-type scriptCommand struct {
-	offset int
-	text   string
-}
-
-// scriptCommands finds the backslash-command lines of script that stand
-// between statements and blanks them out with spaces of the same length,
-// so the statements keep their offsets and line numbers.
-func scriptCommands(script string) (string, []scriptCommand) {
-	if !strings.Contains(script, `\`) {
-		return script, nil
-	}
-	b := []byte(script)
-	var cmds []scriptCommand
-	for start := 0; start < len(script); {
-		end := strings.IndexByte(script[start:], '\n')
-		if end < 0 {
-			end = len(script)
-		} else {
-			end += start
-		}
-		line := strings.TrimSpace(script[start:end])
-		if strings.HasPrefix(line, `\`) && sql.Complete(string(b[:start])) {
-			cmds = append(cmds, scriptCommand{offset: start, text: line})
-			for i := start; i < end; i++ {
-				b[i] = ' '
-			}
-		}
-		start = end + 1
-	}
-	return string(b), cmds
-}
-
 // runPiece runs one statement of script and reports its outcome. The
 // returned error has already been reported.
-func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScript bool) error {
+func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, loc scriptLoc) error {
 	stmtCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	interrupted := make(chan struct{})
@@ -163,12 +117,16 @@ func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScr
 	default:
 	}
 	if ctx.Err() != nil {
-		// The whole run was interrupted (a script's Ctrl-C).
+		// The whole run was interrupted (a script's Ctrl-C). A
+		// cancelled INSERT still says what it delivered.
+		if oc.Message != "" {
+			sh.reportErr(oc.Message + "\n")
+		}
 		sh.reportErr("Cancelled.\n")
 		return ctx.Err()
 	}
 	if err != nil && !(wasInterrupted && errors.Is(err, context.Canceled)) {
-		sh.reportErr(errorReport(err, script, p, inScript))
+		sh.reportErr(errorReport(err, script, p, loc))
 		return err
 	}
 	if oc.Text != "" {
@@ -197,7 +155,10 @@ func (sh *shell) runPiece(ctx context.Context, script string, p sql.Piece, inScr
 func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, err error) {
 	prog := &exec.Progress{}
 	var pl *progressLine
-	opts := sinkOptions{out: sh.out, mem: sh.mem}
+	opts := sinkOptions{out: sh.out, mem: sh.mem, maxRows: sh.maxRows, expanded: sh.expanded}
+	if sh.pagerOn() {
+		opts.page = sh.page
+	}
 	if sh.progressTTY {
 		pl = startProgress(sh.errw, prog, progressDelay, progressInterval)
 		opts.beforeOutput = pl.halt

@@ -33,13 +33,10 @@ func runSQLLogicTest(args []string, stdout, stderr io.Writer) int {
 	engineName := flags.String("engine", sqllogictest.DefaultEngine, "the engine `name` skipif/onlyif lines are matched against")
 	par := flags.Int("parallelism", 1, "each session's SET 'parallelism' (`N` subtasks)")
 	timeout := flags.Duration("timeout", sqllogictest.DefaultTimeout, "the time one statement may take")
-	flags.Usage = func() {
-		fmt.Fprintf(flags.Output(), "Usage: clinksh sqllogictest [flags] FILE|DIR...\n\n"+
-			"Runs sqllogictest files (a directory: every *.test file under it), one\n"+
+	setUsage(flags, "clinksh sqllogictest [flags] FILE|DIR...",
+		"Runs sqllogictest files (a directory: every *.test file under it), one\n"+
 			"fresh session per file, and prints each failure and then\n"+
-			"'N passed, N failed, N skipped'.\n\nFlags:\n")
-		flags.PrintDefaults()
-	}
+			"'N passed, N failed, N skipped'.")
 	files, err := parseInterspersed(flags, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

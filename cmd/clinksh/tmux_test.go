@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tmuxPane runs a command on a real pseudo-terminal, a tmux pane of its
@@ -48,4 +49,21 @@ func (p *tmuxPane) send(text string) {
 	}
 	p.run("send-keys", "-l", text)
 	p.run("send-keys", "Enter")
+}
+
+// waitFor waits until the pane shows what and returns the pane. The
+// deadline only bounds a failing run; nothing is timed.
+func (p *tmuxPane) waitFor(what string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		text := p.run("capture-pane", "-p", "-S", "-5000")
+		if strings.Contains(text, what) {
+			return text
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("pane never showed %q:\n%s", what, text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func TestInteractiveTerminal(t *testing.T) {
 	send("SELECT 1 AS a,")
 	waitFor(strings.TrimRight(contPrompt, " "), 1)
 	send("  2 AS b;")
-	waitFor("(1 row)", 1)
+	waitFor("1 row, finished", 1)
 	waitFor(strings.TrimSpace(prompt), 2)
 
 	// An unbounded query streams until Ctrl-C, which cancels it only.
@@ -94,4 +95,76 @@ func TestInteractiveTerminal(t *testing.T) {
 	if strings.Contains(string(b), "garbage") {
 		t.Errorf("history holds the cleared line:\n%s", b)
 	}
+}
+
+// TestInteractiveRowCapAndExpanded types, on a real terminal, a bounded
+// query of 100 rows: the table shows the default cap of 40 (rows 0-19 and
+// 80-99) with the count of the others; \set maxrows 4 and \x then show
+// four expanded records.
+func TestInteractiveRowCapAndExpanded(t *testing.T) {
+	bin := clinkshBinary(t)
+	term := startTmux(t, 200, 60, "CLINK_HISTORY="+filepath.Join(t.TempDir(), "hist")+" "+bin+"; sleep 60")
+	waitFor := term.waitFor
+	query := valuesQuery(100)
+	waitFor(strings.TrimSpace(prompt))
+	term.send(query)
+	p := waitFor("100 rows, finished; ... 60 more rows not shown")
+	for _, want := range []string{"|   0 |", "|  19 |", "|  80 |", "|  99 |", "| ... |"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("pane lacks %q:\n%s", want, p)
+		}
+	}
+	for _, absent := range []string{"|  20 |", "|  79 |"} {
+		if strings.Contains(p, absent) {
+			t.Errorf("pane shows %q under the cap:\n%s", absent, p)
+		}
+	}
+	term.send(`\set maxrows 4`)
+	term.send(`\x`)
+	waitFor("Expanded display is on.")
+	term.send(query)
+	p = waitFor("100 rows, finished; ... 96 more rows not shown")
+	for _, want := range []string{"-[ RECORD 1 ]", "x | 0\n", "-[ RECORD 2 ]", "... 96 more rows\n", "-[ RECORD 99 ]", "x | 99\n"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("pane lacks %q:\n%s", want, p)
+		}
+	}
+}
+
+// TestInteractivePager: on a terminal a table taller than the screen goes
+// through $PAGER (here a sed that marks every line, standing in for less),
+// a short one does not, and \pset pager off prints the tall one directly.
+func TestInteractivePager(t *testing.T) {
+	bin := clinkshBinary(t)
+	dir := t.TempDir()
+	term := startTmux(t, 120, 30, "PAGER=\"sed 's/^/PAGED:/'\" CLINK_HISTORY="+filepath.Join(dir, "hist")+" "+bin+"; sleep 60")
+	waitFor := term.waitFor
+	tall := valuesQuery(50)
+	waitFor(strings.TrimSpace(prompt))
+	term.send(`\set maxrows 0`)
+	term.send("SELECT 7 AS short;")
+	p := waitFor("1 row, finished")
+	if strings.Contains(p, "PAGED:") {
+		t.Errorf("a one-row table went through the pager:\n%s", p)
+	}
+	term.send(tall)
+	p = waitFor("PAGED:50 rows, finished")
+	if !strings.Contains(p, "PAGED:| 49 |") {
+		t.Errorf("the pager did not get the rows:\n%s", p)
+	}
+	term.send(`\pset pager off`)
+	waitFor("Pager is off.")
+	term.send("SELECT 'direct' AS marker;")
+	waitFor("| direct |")
+	term.send(tall)
+	waitFor("\n50 rows, finished")
+}
+
+// valuesQuery is a bounded query of n rows, x = 0 ... n-1.
+func valuesQuery(n int) string {
+	values := make([]string, n)
+	for i := range values {
+		values[i] = fmt.Sprintf("(%d)", i)
+	}
+	return "SELECT x FROM (VALUES " + strings.Join(values, ",") + ") t(x);"
 }

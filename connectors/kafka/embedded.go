@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/connectors/jsonfmt"
@@ -29,13 +30,60 @@ type EmbeddedOptions struct {
 	DataDir string
 	// Topics to create, as "name" or "name:partitions".
 	Topics []string
+	// Retention bounds what every topic keeps (Kafka's retention.ms and
+	// retention.bytes, per partition); zero values keep everything.
+	Retention Retention
+}
+
+// Retention is a topic's bound on kept records: the oldest are dropped
+// once they are older than Time or the partition holds more than Bytes.
+// The broker checks every CheckEvery (default a tenth of Time, at most a
+// minute).
+type Retention struct {
+	Time       time.Duration
+	Bytes      int64
+	CheckEvery time.Duration
+}
+
+// configs is the retention as topic configs (nil for none).
+func (r Retention) configs() map[string]string {
+	if r.Time <= 0 && r.Bytes <= 0 {
+		return nil
+	}
+	c := map[string]string{}
+	if r.Time > 0 {
+		c["retention.ms"] = strconv.FormatInt(r.Time.Milliseconds(), 10)
+	}
+	if r.Bytes > 0 {
+		c["retention.bytes"] = strconv.FormatInt(r.Bytes, 10)
+	}
+	return c
+}
+
+// checkEvery is how often the broker applies the retention.
+func (r Retention) checkEvery() time.Duration {
+	if r.CheckEvery > 0 {
+		return r.CheckEvery
+	}
+	if r.Time > 0 {
+		return min(max(r.Time/10, time.Second), time.Minute)
+	}
+	return 10 * time.Second
 }
 
 // Embedded is an in-process Kafka broker (franz-go's kfake, which speaks
 // the real wire protocol: kcat and any client can use it).
+//
+// With a DataDir every acknowledged record is on disk before its
+// acknowledgement (kfake writes each produced batch to its segment file in
+// the produce handler; the page cache keeps it through a kill -9 of the
+// process), and so is every topic before a client can produce to it: see
+// autoCreate.
 type Embedded struct {
-	c    *kfake.Cluster
-	addr string
+	c         *kfake.Cluster
+	addr      string
+	topicCfgs map[string]string
+	dataDir   string
 }
 
 // StartEmbedded starts a broker. Topics are auto-created on first use with
@@ -47,18 +95,51 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	}
 	kopts := []kfake.Opt{
 		kfake.NumBrokers(1),
-		kfake.AllowAutoTopicCreation(),
+		// No kfake.AllowAutoTopicCreation: kfake's own auto-creation
+		// writes topics.json only at a clean shutdown, so a kill -9 lost
+		// every auto-created topic (and with it all its records, whose
+		// segments stayed on disk unread). autoCreate creates them instead.
 		kfake.DefaultNumPartitions(1),
 		kfake.ListenFn(func(network, _ string) (net.Listener, error) { return net.Listen(network, listen) }),
 	}
+	var txns []openTxn
 	if opts.DataDir != "" {
 		kopts = append(kopts, kfake.DataDir(opts.DataDir))
+		crashed, err := markRunning(opts.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("kafka: data directory '%s': %w", opts.DataDir, err)
+		}
+		if crashed {
+			if txns, err = openTxns(opts.DataDir); err != nil {
+				return nil, fmt.Errorf("kafka: data directory '%s': reading the log: %w", opts.DataDir, err)
+			}
+		}
+	}
+	if cfgs := opts.Retention.configs(); cfgs != nil {
+		// kfake applies retention on its cleaner's tick (an hour by
+		// default).
+		kopts = append(kopts, kfake.BrokerConfigs(map[string]string{
+			"log.cleaner.backoff.ms": strconv.FormatInt(opts.Retention.checkEvery().Milliseconds(), 10)}))
 	}
 	c, err := kfake.NewCluster(kopts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: starting the embedded broker on %s: %w", listen, err)
 	}
-	e := &Embedded{c: c, addr: c.ListenAddrs()[0]}
+	e := &Embedded{c: c, addr: c.ListenAddrs()[0], topicCfgs: opts.Retention.configs(), dataDir: opts.DataDir}
+	c.ControlKey(kmsg.Metadata.Int16(), e.autoCreate)
+	if len(txns) > 0 {
+		// The broker listens already; the gate holds what clients send
+		// until the markers are written (a client can only slip a request
+		// in between NewCluster and this line).
+		ready := make(chan struct{})
+		gateUntil(c, ready)
+		err := abortOpen(ctx, e.addr, txns)
+		close(ready)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("kafka: data directory '%s': aborting the transactions a crash left open: %w", opts.DataDir, err)
+		}
+	}
 	for _, t := range opts.Topics {
 		name, parts, err := ParseTopic(t)
 		if err != nil {
@@ -93,23 +174,48 @@ func ParseTopic(s string) (string, int32, error) {
 func (e *Embedded) Addr() string { return e.addr }
 
 // Close stops the broker (persisting its state when it has a DataDir).
-func (e *Embedded) Close() { e.c.Close() }
+func (e *Embedded) Close() {
+	e.c.Close()
+	if e.dataDir != "" {
+		clearRunning(e.dataDir)
+	}
+}
 
-// CreateTopic creates a topic; an existing one is left as it is.
+// CreateTopic creates a topic (persisted at once with a DataDir); an
+// existing one is left as it is.
 func (e *Embedded) CreateTopic(ctx context.Context, name string, partitions int32) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.addr))
-	if err != nil {
-		return err
+	if e.c.TopicInfo(name) != nil {
+		return nil
 	}
-	defer cl.Close()
-	resp, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, 1, nil, name)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil && !strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
+	if err := e.c.CreateTopic(name, partitions, e.topicCfgs); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 		return fmt.Errorf("kafka: creating topic '%s': %w", name, err)
 	}
 	return nil
+}
+
+// autoCreate is the broker's auto.create.topics.enable: a metadata request
+// that asks for auto-creation gets its missing topics created through
+// kfake's CreateTopic, which writes topics.json (atomically, fsynced)
+// before the request is answered, so no client learns of a topic (and no
+// record is acknowledged in it) that a crash could forget. It only
+// observes: kfake answers the request itself.
+func (e *Embedded) autoCreate(req kmsg.Request) (kmsg.Response, error, bool) {
+	m, ok := req.(*kmsg.MetadataRequest)
+	if !ok || !m.AllowAutoTopicCreation {
+		return nil, nil, false
+	}
+	for _, t := range m.Topics {
+		if t.Topic == nil || *t.Topic == "" {
+			continue // asked by topic ID: it exists or it does not
+		}
+		// Control functions may call the cluster's admin functions:
+		// kfake serves them while one runs. An invalid name fails here
+		// and kfake answers UNKNOWN_TOPIC_OR_PARTITION.
+		if e.c.TopicInfo(*t.Topic) == nil {
+			_ = e.c.CreateTopic(*t.Topic, -1, e.topicCfgs)
+		}
+	}
+	return nil, nil, false
 }
 
 // BrokerOptions configure RunBroker (clinksh kafka-broker).
@@ -118,6 +224,7 @@ type BrokerOptions struct {
 	NexmarkRate int      // events/s produced to the 'nexmark' topic; 0: none
 	Topics      []string // "name:partitions"
 	DataDir     string
+	Retention   Retention
 	// Ready, when set, is called with the address once the broker listens.
 	Ready func(addr string)
 }
@@ -129,7 +236,7 @@ func RunBroker(ctx context.Context, opts BrokerOptions) error {
 	if opts.NexmarkRate > 0 {
 		topics = append(topics, NexmarkTopic+":1")
 	}
-	e, err := StartEmbedded(ctx, EmbeddedOptions{Listen: opts.Listen, DataDir: opts.DataDir, Topics: topics})
+	e, err := StartEmbedded(ctx, EmbeddedOptions{Listen: opts.Listen, DataDir: opts.DataDir, Topics: topics, Retention: opts.Retention})
 	if err != nil {
 		return err
 	}

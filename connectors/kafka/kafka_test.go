@@ -16,7 +16,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/clink-sql/clink/connectors"
@@ -124,11 +123,7 @@ func TestStartupTimestamp(t *testing.T) {
 
 func TestGroupOffsetsNeverAheadOfEmitted(t *testing.T) {
 	e := startBroker(t, "seq")
-	var values [][]byte
-	for i := 0; i < 100; i++ {
-		values = append(values, []byte(fmt.Sprintf(`{"id": %d}`, i)))
-	}
-	produce(t, e.Addr(), "seq", 1, values)
+	produce(t, e.Addr(), "seq", 1, idValues(100))
 	s := newSession(t)
 	ddl := "CREATE TABLE seq (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'seq', 'properties.bootstrap.servers' = '%s', " +
 		"'format' = 'json', 'properties.group.id' = 'g1', 'scan.startup.mode' = 'group-offsets', 'scan.batch-size' = '10'%s)"
@@ -137,7 +132,7 @@ func TestGroupOffsetsNeverAheadOfEmitted(t *testing.T) {
 	if len(first) != 25 {
 		t.Fatalf("LIMIT 25 gave %d rows", len(first))
 	}
-	committed := groupOffset(t, e.Addr(), "g1", "seq")
+	committed := committedOffsets(t, e.Addr(), "g1", "seq")
 	if committed > 25 || committed < 10 {
 		t.Fatalf("committed offset %d: must not be ahead of the 25 emitted rows (and batches of 10 were emitted)", committed)
 	}
@@ -153,27 +148,9 @@ func TestGroupOffsetsNeverAheadOfEmitted(t *testing.T) {
 			t.Fatalf("record %d was skipped (first run %d rows, second run %d rows from offset %d)", i, len(first), len(second), committed)
 		}
 	}
-	if got := groupOffset(t, e.Addr(), "g1", "seq"); got != 100 {
+	if got := committedOffsets(t, e.Addr(), "g1", "seq"); got != 100 {
 		t.Fatalf("after the bounded run the group is at %d, want 100", got)
 	}
-}
-
-func groupOffset(t *testing.T, addr, group, topic string) int64 {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	os, err := kadm.NewClient(cl).FetchOffsets(context.Background(), group)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, ok := os.Lookup(topic, 0)
-	if !ok {
-		t.Fatalf("group %s has no offset for %s", group, topic)
-	}
-	return o.At
 }
 
 func TestCancelUnboundedQuery(t *testing.T) {

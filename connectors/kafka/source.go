@@ -23,8 +23,13 @@ import (
 
 // Source reads one topic. Each partition has its own decode goroutine (and
 // decoder, damper included); batches of one partition are emitted in
-// offset order, and a partition's offsets are committed to the group only
-// after the batch holding them has been emitted downstream.
+// offset order.
+//
+// The source never commits group offsets by itself: what it has emitted is
+// not yet delivered (a sink buffers, an aggregate holds state). It keeps
+// the position after the last batch whose Emit returned, and the runner
+// commits it through MarkPosition once the sink has confirmed delivery of
+// everything emitted before the mark (see engine's runGraph).
 type Source struct {
 	t         *Table
 	cols      []int // output columns, indexes into the table schema
@@ -35,6 +40,9 @@ type Source struct {
 
 	mu         sync.Mutex
 	decoders   map[int32]*jsonfmt.Decoder
+	emitted    map[int32]int64 // partition -> the offset after its last emitted record
+	ended      bool            // the bounded end was reached and emitted
+	committed  map[int32]int64 // what the group holds from this source's commits
 	commitErrs int64
 
 	eventTime func(*exec.Batch) (int64, bool, error) // SetEventTime
@@ -53,12 +61,16 @@ func (t *Table) OpenSource(spec connectors.ScanSpec) (*Source, error) {
 		}
 		fs[i] = t.schema.Field(c)
 	}
+	if t.cfg.startup == StartGroup && t.cfg.group == "" {
+		return nil, fmt.Errorf("kafka: topic '%s': 'scan.startup.mode' = 'group-offsets' (the default) needs 'properties.group.id'", t.cfg.topic)
+	}
 	bs := t.cfg.batchSize
 	if spec.BatchSize > 0 {
 		bs = spec.BatchSize
 	}
 	return &Source{t: t, cols: cols, schema: arrow.NewSchema(fs, nil), phys: t.physical(cols),
-		batchSize: bs, progress: spec.Progress, decoders: map[int32]*jsonfmt.Decoder{}}, nil
+		batchSize: bs, progress: spec.Progress, decoders: map[int32]*jsonfmt.Decoder{},
+		emitted: map[int32]int64{}, committed: map[int32]int64{}}, nil
 }
 
 // Kind names the source in metrics and EXPLAIN.
@@ -129,31 +141,39 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	if err != nil {
 		return fmt.Errorf("kafka: %w", err)
 	}
-	defer admCl.Close()
-	adm := kadm.NewClient(admCl)
-	starts, ends, err := s.offsets(ctx, adm)
+	starts, ends, err := s.offsets(ctx, kadm.NewClient(admCl))
+	admCl.Close()
 	if err != nil {
 		return err
 	}
 
-	live := map[int32]int64{} // partition -> max timestamp seen (ms), MinInt64 before any
+	var parts []int32
 	assign := map[int32]kgo.Offset{}
 	for p, off := range starts {
 		if cfg.bounded && off >= ends[p] {
 			continue // nothing to read up to the bounded end
 		}
-		live[p] = minTs
+		parts = append(parts, p)
 		assign[p] = kgo.NewOffset().At(off)
 	}
 	if len(assign) == 0 {
 		if cfg.bounded {
-			return emitEnd(ctx, out)
+			return s.end(ctx, out)
 		}
 	}
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.brokers...),
+	opts := []kgo.Opt{kgo.SeedBrokers(cfg.brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.topic: assign}),
-		kgo.FetchMaxWait(250*time.Millisecond))
+		kgo.FetchMaxWait(250 * time.Millisecond),
+		// Transaction markers come through (and are dropped before
+		// decoding) so the position moves past them: a bounded scan
+		// whose end offset follows a marker would otherwise never see
+		// its last offset.
+		kgo.KeepControlRecords()}
+	if cfg.readCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return fmt.Errorf("kafka: %w", err)
 	}
@@ -192,16 +212,30 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	}()
 
 	wm := exec.MinWatermark
-	active := map[int32]time.Time{} // when each partition last brought records
-	for p := range live {
-		active[p] = time.Now()
+	clocks := newPartitionClocks(parts, cfg.idle, time.Now()) // watermark.go
+	// The idle timeout is judged on a timer too: a partition goes idle,
+	// and the watermark moves on, while no record arrives anywhere.
+	idleTimer := time.NewTimer(time.Hour)
+	defer idleTimer.Stop()
+	rearm := func() {
+		idleTimer.Stop()
+		if d := clocks.nextIdle(time.Now()); d > 0 {
+			idleTimer.Reset(d)
+		}
 	}
-	for len(live) > 0 {
+	rearm()
+	for clocks.live() > 0 {
 		var r decoded
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case r = <-results:
+		case <-idleTimer.C:
+			if err := s.advance(ctx, out, clocks, &wm); err != nil {
+				return stopIsEnd(err)
+			}
+			rearm()
+			continue
 		}
 		if r.err != nil {
 			return r.err
@@ -221,29 +255,74 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 			}
 		}
 		if r.next >= 0 {
-			s.commit(ctx, adm, r.p, r.next)
+			s.mu.Lock()
+			s.emitted[r.p] = r.next
+			s.mu.Unlock()
 		}
-		if r.maxTs > live[r.p] {
-			live[r.p] = r.maxTs
-		}
-		if r.b != nil && r.b.Len() > 0 {
-			active[r.p] = time.Now()
-		}
+		clocks.observe(r.p, r.maxTs, r.b != nil && r.b.Len() > 0, time.Now())
 		if r.done {
-			delete(live, r.p)
+			clocks.end(r.p)
 		}
-		if w := watermark(withoutIdle(live, active, cfg.idle, time.Now())); w > wm && len(live) > 0 {
-			wm = w
-			if err := out.EmitWatermark(ctx, wm); err != nil {
-				if errors.Is(err, exec.ErrStop) {
-					return nil
-				}
-				return err
-			}
+		if err := s.advance(ctx, out, clocks, &wm); err != nil {
+			return stopIsEnd(err)
 		}
+		rearm()
 	}
-	return emitEnd(ctx, out)
+	return s.end(ctx, out)
 }
+
+// advance emits the partitions' watermark when it moved past *wm.
+func (s *Source) advance(ctx context.Context, out exec.Emitter, clocks *partitionClocks, wm *int64) error {
+	w, ok := clocks.watermark(time.Now())
+	if !ok || w <= *wm || clocks.live() == 0 {
+		return nil
+	}
+	*wm = w
+	return out.EmitWatermark(ctx, w)
+}
+
+// stopIsEnd turns a consumer's ErrStop into the source's normal end.
+func stopIsEnd(err error) error {
+	if errors.Is(err, exec.ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// end emits the final watermark of a bounded scan and records that every
+// record up to the end was emitted.
+func (s *Source) end(ctx context.Context, out exec.Emitter) error {
+	if err := emitEnd(ctx, out); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
+	return nil
+}
+
+// MarkPosition snapshots the read position: for each partition, the offset
+// after the last record of a batch whose Emit has returned. commit stores
+// it as the group's offsets (nothing without 'properties.group.id'); ended
+// reports that the bounded end was reached, so everything the scan will
+// ever emit has been emitted.
+//
+// It is the hook checkpoints build on: a checkpoint barrier leaving the
+// source takes the mark (stored with the checkpoint), and the checkpoint's
+// completion calls commit.
+func (s *Source) MarkPosition() (commit func(context.Context) error, ended bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pos := make(map[int32]int64, len(s.emitted))
+	for p, o := range s.emitted {
+		pos[p] = o
+	}
+	return func(ctx context.Context) error { return s.commit(ctx, pos) }, s.ended
+}
+
+// CommitInterval is how often a running job may commit its delivered
+// position ('properties.auto.commit.interval.ms'); 0: only when it stops.
+func (s *Source) CommitInterval() time.Duration { return s.t.cfg.commitEvery }
 
 const minTs = -1 << 63
 
@@ -259,39 +338,6 @@ func recoverTo(ctx context.Context, results chan<- decoded, where string) {
 	}
 }
 
-// withoutIdle drops from live the partitions that brought no record for
-// longer than idle ('scan.watermark.idle-timeout'), so an idle partition
-// does not stall the watermark; with idle 0 nothing is dropped. When every
-// partition is idle the watermark stays where it is.
-func withoutIdle(live map[int32]int64, active map[int32]time.Time, idle time.Duration, now time.Time) map[int32]int64 {
-	if idle <= 0 {
-		return live
-	}
-	out := make(map[int32]int64, len(live))
-	for p, ts := range live {
-		if now.Sub(active[p]) <= idle {
-			out[p] = ts
-		}
-	}
-	if len(out) == 0 {
-		return live
-	}
-	return out
-}
-
-// watermark is the min over live partitions of the max record timestamp
-// seen, in microseconds.
-func watermark(live map[int32]int64) int64 {
-	w := int64(exec.MaxWatermark)
-	for _, ts := range live {
-		if ts == minTs {
-			return exec.MinWatermark
-		}
-		w = min(w, ts)
-	}
-	return w * 1000
-}
-
 func emitEnd(ctx context.Context, out exec.Emitter) error {
 	if err := out.EmitWatermark(ctx, exec.MaxWatermark); err != nil && !errors.Is(err, exec.ErrStop) {
 		return err
@@ -299,21 +345,49 @@ func emitEnd(ctx context.Context, out exec.Emitter) error {
 	return nil
 }
 
-// commit stores the group offset of an emitted batch. A failed commit is
-// counted, not fatal: at-least-once only re-reads a little more.
-func (s *Source) commit(ctx context.Context, adm *kadm.Client, p int32, next int64) {
+// commit stores pos as the group's offsets, skipping partitions this
+// source already committed that far. A failed commit is counted (and
+// returned), not fatal: at-least-once only re-reads a little more. It has
+// its own short-lived client: the runner commits after Run has returned.
+func (s *Source) commit(ctx context.Context, pos map[int32]int64) error {
 	if s.t.cfg.group == "" {
-		return
+		return nil
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
 	var os kadm.Offsets
-	os.AddOffset(s.t.cfg.topic, p, next, -1)
-	if err := adm.CommitAllOffsets(cctx, s.t.cfg.group, os); err != nil {
-		s.mu.Lock()
-		s.commitErrs++
-		s.mu.Unlock()
+	s.mu.Lock()
+	for p, o := range pos {
+		if c, ok := s.committed[p]; !ok || o > c {
+			os.AddOffset(s.t.cfg.topic, p, o, -1)
+		}
 	}
+	s.mu.Unlock()
+	if len(os) == 0 {
+		return nil
+	}
+	err := s.commitOffsets(ctx, os)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.commitErrs++
+		return fmt.Errorf("kafka topic '%s': committing group '%s' offsets: %w", s.t.cfg.topic, s.t.cfg.group, err)
+	}
+	os.Each(func(o kadm.Offset) {
+		if o.At > s.committed[o.Partition] {
+			s.committed[o.Partition] = o.At
+		}
+	})
+	return nil
+}
+
+func (s *Source) commitOffsets(ctx context.Context, os kadm.Offsets) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.t.cfg.brokers...))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return kadm.NewClient(cl).CommitAllOffsets(cctx, s.t.cfg.group, os)
 }
 
 // offsets resolves the start offset of every partition (and the end
@@ -321,7 +395,13 @@ func (s *Source) commit(ctx context.Context, adm *kadm.Client, p int32, next int
 func (s *Source) offsets(ctx context.Context, adm *kadm.Client) (starts, ends map[int32]int64, err error) {
 	cfg := s.t.cfg
 	where := fmt.Sprintf("kafka topic '%s' on %v", cfg.topic, cfg.brokers)
-	endL, err := adm.ListEndOffsets(ctx, cfg.topic)
+	list := adm.ListEndOffsets
+	if cfg.readCommitted {
+		// The last stable offset: a read_committed reader sees nothing
+		// past an open transaction.
+		list = adm.ListCommittedOffsets
+	}
+	endL, err := list(ctx, cfg.topic)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: listing offsets: %w", where, err)
 	}
@@ -486,7 +566,18 @@ func (s *Source) decodeLoop(ctx context.Context, p int32, in <-chan []*kgo.Recor
 		return
 	}
 	values := make([][]byte, 0, s.batchSize)
+	var data []*kgo.Record
 	for recs := range in {
+		last := recs[len(recs)-1]
+		data = dataRecords(data[:0], recs)
+		if len(data) == 0 {
+			// Only transaction markers: the position moves on.
+			if !send(decoded{p: p, next: last.Offset + 1, maxTs: minTs}) {
+				return
+			}
+			continue
+		}
+		recs = data
 		values = values[:0]
 		maxTs := int64(minTs)
 		for _, r := range recs {
@@ -494,7 +585,6 @@ func (s *Source) decodeLoop(ctx context.Context, p int32, in <-chan []*kgo.Recor
 			maxTs = max(maxTs, r.Timestamp.UnixMilli())
 		}
 		res, err := dec.Decode(values)
-		last := recs[len(recs)-1]
 		if err != nil {
 			var re *jsonfmt.RecordError
 			if errors.As(err, &re) {
@@ -535,5 +625,25 @@ func (s *Source) decodeLoop(ctx context.Context, p int32, in <-chan []*kgo.Recor
 	send(decoded{p: p, next: -1, maxTs: minTs, done: true})
 }
 
-// Report is the source's decode statistics for EXPLAIN ANALYZE.
-func (s *Source) Report() exec.OperatorReport { return s.Stats().Report() }
+// dataRecords appends the records of recs that are not transaction markers
+// to out.
+func dataRecords(out, recs []*kgo.Record) []*kgo.Record {
+	for _, r := range recs {
+		if !r.Attrs.IsControl() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Report is the source's decode statistics for EXPLAIN ANALYZE, and the
+// failed offset commits.
+func (s *Source) Report() exec.OperatorReport {
+	r := s.Stats().Report()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.commitErrs > 0 {
+		r.Counters = append(r.Counters, exec.NamedCount{Name: "failed offset commits", Value: s.commitErrs})
+	}
+	return r
+}

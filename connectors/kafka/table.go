@@ -49,7 +49,31 @@ type config struct {
 	// idle is 'scan.watermark.idle-timeout': a partition without records
 	// for that long stops holding the watermark back (0: never).
 	idle time.Duration
+	// readCommitted is 'properties.isolation.level' = 'read_committed':
+	// records of open and aborted transactions are not read, and a
+	// bounded scan ends at the last stable offset.
+	readCommitted bool
+	// commitEvery is how often a running job commits the group offsets
+	// it has delivered ('properties.auto.commit.interval.ms', default 5
+	// s; 0 with 'properties.enable.auto.commit' = 'false': only when the
+	// job stops).
+	commitEvery time.Duration
+	// guarantee is 'sink.delivery-guarantee'.
+	guarantee string
+	// deliveryTimeout is 'sink.delivery-timeout': a record not
+	// acknowledged by then fails the statement.
+	deliveryTimeout time.Duration
 }
+
+// Delivery guarantees of the sink (Flink's 'sink.delivery-guarantee').
+const (
+	// DeliverNone: records are sent with leader acknowledgement and not
+	// waited for; offsets may be committed past records never delivered.
+	DeliverNone = "none"
+	// DeliverAtLeastOnce: acks=all, idempotent; the sink's Flush waits
+	// for every record it was given, and offsets are committed only after.
+	DeliverAtLeastOnce = "at-least-once"
+)
 
 // metadata keys a METADATA column can read, and the types they allow.
 var metadataKeys = map[string]func(arrow.DataType) bool{
@@ -61,7 +85,9 @@ var metadataKeys = map[string]func(arrow.DataType) bool{
 }
 
 func parseConfig(options map[string]string) (*config, error) {
-	c := &config{startup: StartGroup, reset: "earliest", batchSize: 8192}
+	c := &config{startup: StartGroup, reset: "earliest", batchSize: 8192, commitEvery: 5 * time.Second,
+		guarantee: DeliverAtLeastOnce, deliveryTimeout: 30 * time.Second}
+	autoCommit := true
 	keys := make([]string, 0, len(options))
 	for k := range options {
 		keys = append(keys, k)
@@ -91,6 +117,41 @@ func parseConfig(options map[string]string) (*config, error) {
 			default:
 				return nil, fmt.Errorf("kafka: option '%s' = '%s': want 'earliest', 'latest' or 'none'", k, v)
 			}
+		case k == "properties.isolation.level":
+			switch v {
+			case "read_committed":
+				c.readCommitted = true
+			case "read_uncommitted":
+			default:
+				return nil, fmt.Errorf("kafka: option '%s' = '%s': want 'read_committed' or 'read_uncommitted'", k, v)
+			}
+		case k == "properties.enable.auto.commit":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, fmt.Errorf("kafka: option '%s' = '%s': want 'true' or 'false'", k, v)
+			}
+			autoCommit = b
+		case k == "properties.auto.commit.interval.ms":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("kafka: option '%s' = '%s': want a number of milliseconds, 1 or more", k, v)
+			}
+			c.commitEvery = time.Duration(n) * time.Millisecond
+		case k == "sink.delivery-guarantee":
+			switch v {
+			case DeliverNone, DeliverAtLeastOnce:
+				c.guarantee = v
+			case "exactly-once":
+				return nil, fmt.Errorf("kafka: option '%s' = 'exactly-once' needs checkpointing, which this build does not have yet: use 'at-least-once'", k)
+			default:
+				return nil, fmt.Errorf("kafka: option '%s' = '%s': want 'none' or 'at-least-once'", k, v)
+			}
+		case k == "sink.delivery-timeout":
+			d, err := sql.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("kafka: option '%s' = '%s': want a duration such as '30 s' or '2 min'", k, v)
+			}
+			c.deliveryTimeout = d
 		case strings.HasPrefix(k, "properties."):
 			// Other client properties are accepted for Flink DDL
 			// compatibility; franz-go's defaults apply.
@@ -158,8 +219,8 @@ func parseConfig(options map[string]string) (*config, error) {
 			return nil, fmt.Errorf("kafka: 'scan.startup.mode' = 'timestamp' needs 'scan.startup.timestamp-millis'")
 		}
 	}
-	if c.startup == StartGroup && c.group == "" {
-		return nil, fmt.Errorf("kafka: 'scan.startup.mode' = 'group-offsets' (the default) needs 'properties.group.id'")
+	if !autoCommit {
+		c.commitEvery = 0
 	}
 	var err error
 	if c.json, err = jsonfmt.ParseOptions(options); err != nil {

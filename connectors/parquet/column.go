@@ -34,10 +34,20 @@ type colReader struct {
 	// chunk names the column chunk pages reads, so a part of a split scan
 	// that takes another range of the same row group seeks in the open
 	// chunk (keeping its dictionary) instead of opening it again; next is
-	// the row the reader is at.
+	// the row of the chunk the reader is at.
 	chunk chunkKey
 	next  int64
 	skip  int // rows of the next page to skip (a seek to inside a page)
+	// pageIdx is the current page's number among the chunk's data pages
+	// (-1 before the first); locs are their locations once known (see
+	// skipTo), from src.
+	pageIdx   int
+	src       chunkSource
+	locs      []format.PageLocation
+	locsTried bool
+	// counts, when set, is where the reader adds the pages it reads and
+	// jumps over.
+	counts *pageCounts
 
 	defs     []byte          // the page's definition levels (nil: no nulls possible)
 	vals     encoding.Values // the page's dense non-null values, or its dictionary indexes
@@ -56,6 +66,10 @@ type colReader struct {
 	f64  []float64
 	i96  []deprecated.Int96
 	decs []decimal128.Num
+	// readPicked's: its runs, a page's rows, their value indexes
+	runs  []rowRun
+	picks []int32
+	idx   []int32
 }
 
 var errShortChunk = errors.New("column chunk ended before the row group's row count")
@@ -66,34 +80,39 @@ type chunkKey struct {
 	group, leaf int
 }
 
-// seek moves the reader to row of its chunk, whose page starts at row
-// pageFirst (the chunk's offset index must be loaded unless row is where
-// the reader is): parquet-go seeks to the page, the reader skips the rows
-// before row when it reads the page.
-func (r *colReader) seek(row, pageFirst int64) error {
-	if row == r.next {
-		return nil
-	}
-	if r.page != nil {
-		parquet.Release(r.page)
-		r.page = nil
-	}
-	r.pageRows, r.rowPos, r.valPos = 0, 0, 0
+// seek moves the reader to row of its chunk, in data page number page,
+// which starts at row pageFirst (the chunk's offset index must be loaded):
+// parquet-go seeks to the page, the reader skips the rows before row when
+// it reads the page. (A page parquet-go slices mid-way loses a BOOLEAN
+// page's bit offset.)
+func (r *colReader) seek(row, pageFirst int64, page int) error {
+	r.dropPage()
 	if err := r.pages.SeekToRow(pageFirst); err != nil {
 		return err
 	}
 	r.skip = int(row - pageFirst)
 	r.next = row
+	r.pageIdx = page - 1
 	return nil
+}
+
+// dropPage lets go of the current page (the next fill reads another).
+func (r *colReader) dropPage() {
+	if r.page != nil {
+		parquet.Release(r.page)
+		r.page = nil
+	}
+	r.pageRows, r.rowPos, r.valPos = 0, 0, 0
 }
 
 // reset points the reader at a new column chunk.
 // wantDict says whether the caller asked for dictionary output; it takes
 // effect only for BYTE_ARRAY columns.
-func (r *colReader) reset(b binding, pages parquet.Pages, wantDict bool) {
+func (r *colReader) reset(b binding, pages parquet.Pages, wantDict bool, src chunkSource) {
 	r.close()
 	r.b = b
 	r.pages = pages
+	r.src = src
 	r.wantDict = wantDict && b.conv == convBytes && b.physical == format.ByteArray
 }
 
@@ -113,6 +132,7 @@ func (r *colReader) close() {
 	r.pageRows, r.rowPos, r.valPos = 0, 0, 0
 	r.isDict = false
 	r.chunk, r.next, r.skip = chunkKey{}, 0, 0
+	r.pageIdx, r.src, r.locs, r.locsTried = -1, chunkSource{}, nil, false
 }
 
 func (r *colReader) nextPage() error {
@@ -128,8 +148,13 @@ func (r *colReader) nextPage() error {
 		return err
 	}
 	r.page = p
+	r.pageIdx++
 	r.rowPos, r.valPos = 0, 0
 	r.pageRows = int(p.NumRows())
+	if r.counts != nil {
+		r.counts.read.Add(1)
+		r.counts.bytes.Add(p.Size())
+	}
 	r.defs = nil
 	if r.b.maxDef > 0 {
 		r.defs = p.DefinitionLevels()
@@ -222,6 +247,7 @@ func (r *colReader) fill(o *outCol, pos, k int) error {
 		}
 		r.rowPos += span
 		r.valPos += cnt
+		r.next += int64(span)
 		pos += span
 		k -= span
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/exec"
@@ -119,4 +120,14 @@ func writeRecordFile(t *testing.T, path string, rec arrow.RecordBatch, props *pq
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// testRunState is what Run reads a file with, for a test that reads ranges
+// itself.
+func testRunState(src *Source, mem memory.Allocator, osf *os.File, pf *parquet.File) *runState {
+	rs := &runState{mem: mem, readers: make([]colReader, len(src.cols)), hints: make([]sizeHint, len(src.cols)), osf: osf, pf: pf}
+	for i := range rs.readers {
+		rs.readers[i].name, rs.readers[i].mem, rs.readers[i].counts = src.names[i], mem, &src.pages
+	}
+	return rs
 }

@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,8 @@ type morsel struct {
 	// output column, when the range is a proper part of the group and
 	// the file has no offset index of its own (nil otherwise).
 	locs [][]format.PageLocation
+	// plan is the row group's plan (pages.go), shared by its ranges.
+	plan *groupPlan
 }
 
 // morselQueue hands a split scan's ranges out to its parts. Part i owns
@@ -154,18 +157,30 @@ func (s *Source) buildQueue() (q *morselQueue) {
 			q.split(max(1, s.splits))
 		}
 	}()
+	plans, err := s.planGroups()
+	if err != nil {
+		q.err = err
+		q.split(s.splits)
+		return q
+	}
 	var rows int64
-	for _, sf := range s.plan {
-		for _, g := range sf.groups {
-			rows += sf.fi.meta.RowGroups[g].NumRows
+	for fi, sf := range s.plan {
+		for j, g := range sf.groups {
+			if plans[fi][j].skip == skipNone {
+				rows += sf.fi.meta.RowGroups[g].NumRows
+			}
 		}
 	}
 	size := max(MorselRows, rows/int64(s.splits*morselsPerPart))
 	for fi, sf := range s.plan {
-		for _, g := range sf.groups {
+		for j, g := range sf.groups {
+			gp := plans[fi][j]
+			if gp.skip != skipNone {
+				continue
+			}
 			n := sf.fi.meta.RowGroups[g].NumRows
 			if n < 2*size {
-				q.ms = append(q.ms, morsel{file: fi, group: g, lo: 0, hi: n})
+				q.ms = append(q.ms, morsel{file: fi, group: g, lo: 0, hi: n, plan: gp})
 				continue
 			}
 			ms, err := s.cutGroup(sf.fi, fi, g, n, size)
@@ -176,11 +191,44 @@ func (s *Source) buildQueue() (q *morselQueue) {
 			if len(ms) > 1 {
 				q.cut++
 			}
-			q.ms = append(q.ms, ms...)
+			for _, m := range ms {
+				// A range the page statistics rule out entirely is not queued.
+				if m.plan = gp; gp.runs == nil || len(clipRuns(gp.runs, m.lo, m.hi)) > 0 {
+					q.ms = append(q.ms, m)
+				}
+			}
 		}
 	}
 	q.split(s.splits)
 	return q
+}
+
+// planGroups plans every row group of the scan (planGroup), by file and
+// group in s.plan's order, opening each file only when there is anything
+// finer than its row groups to skip by.
+func (s *Source) planGroups() ([][]*groupPlan, error) {
+	plans := make([][]*groupPlan, len(s.plan))
+	for fi, sf := range s.plan {
+		plans[fi] = make([]*groupPlan, len(sf.groups))
+		if s.rowGroupsOnly || (len(s.filters) == 0 && len(s.dictConj) == 0) {
+			for j := range plans[fi] {
+				plans[fi][j] = &groupPlan{}
+			}
+			continue
+		}
+		osf, pf, err := openFile(sf.fi.path)
+		if err != nil {
+			return nil, err
+		}
+		for j, g := range sf.groups {
+			if plans[fi][j], err = s.planGroup(s.mem, osf, pf, sf.fi, g); err != nil {
+				osf.Close()
+				return nil, err
+			}
+		}
+		osf.Close()
+	}
+	return plans, nil
 }
 
 // cutGroup cuts row group g (n rows) into ranges of about size rows. A cut
@@ -281,12 +329,22 @@ func (s *Source) pageLocations(fi *fileInfo, g int) ([][]format.PageLocation, er
 // returns its data pages' locations. Flat columns only (what the scan
 // reads), where a page's value count is its row count.
 func chunkPages(r io.ReaderAt, md *format.ColumnMetaData, rows int64) ([]format.PageLocation, bool) {
+	pages, ok := chunkPageHeaders(r, md, rows)
+	if !ok {
+		return nil, false
+	}
+	return pageLocs(pages), true
+}
+
+// chunkPageHeaders is chunkPages with each page's row count and the
+// statistics its header carries.
+func chunkPageHeaders(r io.ReaderAt, md *format.ColumnMetaData, rows int64) ([]pageStat, bool) {
 	start := md.DataPageOffset
 	if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
 		start = md.DictionaryPageOffset
 	}
 	end := start + md.TotalCompressedSize
-	var locs []format.PageLocation
+	var pages []pageStat
 	var row int64
 	buf := make([]byte, 256)
 	proto := &thrift.CompactProtocol{}
@@ -305,24 +363,32 @@ func chunkPages(r io.ReaderAt, md *format.ColumnMetaData, rows int64) ([]format.
 				return nil, false
 			}
 		case format.DataPage, format.DataPageV2:
-			var n int64
+			p := pageStat{loc: format.PageLocation{Offset: off, CompressedPageSize: int32(size), FirstRowIndex: row}}
 			if h.Type == format.DataPage {
-				n = int64(h.DataPageHeader.V.NumValues)
+				v := &h.DataPageHeader.V
+				p.rows, p.stats = int64(v.NumValues), v.Statistics
 			} else {
-				n = int64(h.DataPageHeaderV2.V.NumRows)
+				v := &h.DataPageHeaderV2.V
+				p.rows, p.stats = int64(v.NumRows), v.Statistics
+				p.stats.NullCount, p.exactNulls = int64(v.NumNulls), true
 			}
-			if n <= 0 {
+			if p.rows <= 0 {
 				return nil, false
 			}
-			locs = append(locs, format.PageLocation{Offset: off, CompressedPageSize: int32(size), FirstRowIndex: row})
-			row += n
+			// The header was decoded in place: its byte strings are views
+			// of buf, which the next header overwrites.
+			st := &p.stats
+			st.Min, st.Max = bytes.Clone(st.Min), bytes.Clone(st.Max)
+			st.MinValue, st.MaxValue = bytes.Clone(st.MinValue), bytes.Clone(st.MaxValue)
+			pages = append(pages, p)
+			row += p.rows
 		}
 		off += size
 	}
-	if row != rows || len(locs) == 0 {
+	if row != rows || len(pages) == 0 {
 		return nil, false
 	}
-	return locs, true
+	return pages, true
 }
 
 // readPageHeader decodes the page header at off, reading more than buf

@@ -167,16 +167,12 @@ func TestRangesInAnyOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer osf.Close()
-	readers := make([]colReader, len(src.cols))
-	for i := range readers {
-		readers[i].name, readers[i].mem = src.names[i], mem
-	}
-	defer closeReaders(readers)
-	hints := make([]int, len(src.cols))
+	rs := testRunState(src, mem, osf, pf)
+	defer closeReaders(rs.readers)
 	for _, k := range order {
 		m := ms[k]
 		c := &collector{}
-		if _, err := src.readFileRange(context.Background(), mem, pf, src.plan[m.file].fi, m, readers, hints, c); err != nil {
+		if _, err := src.readFileRange(context.Background(), rs, src.plan[m.file].fi, m, c); err != nil {
 			t.Fatalf("range %d [%d, %d): %v", k, m.lo, m.hi, err)
 		}
 		var want []exec.Row
@@ -254,11 +250,11 @@ func TestSeekWithoutOffsetIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer osf.Close()
-	readers := []colReader{{name: "id", mem: mem}}
-	defer closeReaders(readers)
+	rs := testRunState(src, mem, osf, pf)
+	defer closeReaders(rs.readers)
 	c = &collector{}
 	defer c.release()
-	if _, err := src.readFileRange(context.Background(), mem, pf, fi, m, readers, []int{0}, c); err != nil {
+	if _, err := src.readFileRange(context.Background(), rs, fi, m, c); err != nil {
 		t.Fatalf("range past the corrupt page: %v", err)
 	}
 	rows := c.rows()
@@ -273,11 +269,11 @@ func TestSeekWithoutOffsetIndex(t *testing.T) {
 	}
 	defer osf2.Close()
 	m.locs = nil
-	readers2 := []colReader{{name: "id", mem: mem}}
-	defer closeReaders(readers2)
+	rs2 := testRunState(src, mem, osf2, pf2)
+	defer closeReaders(rs2.readers)
 	c2 := &collector{}
 	defer c2.release()
-	if _, err := src.readFileRange(context.Background(), mem, pf2, fi, m, readers2, []int{0}, c2); err == nil || !strings.Contains(err.Error(), "id") {
+	if _, err := src.readFileRange(context.Background(), rs2, fi, m, c2); err == nil || !strings.Contains(err.Error(), "id") {
 		t.Fatalf("seek without page locations: err = %v, want the corrupt page's error", err)
 	}
 }

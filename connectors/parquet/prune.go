@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -47,7 +48,11 @@ func groupMatches(f *fileInfo, rg *format.RowGroup, schema *arrow.Schema, filter
 }
 
 func readStats(b *binding, md *format.ColumnMetaData, rows int64, typ arrow.DataType) chunkStats {
-	s := &md.Statistics
+	return statsOf(b, &md.Statistics, rows, typ)
+}
+
+// statsOf reads statistics s of rows values (a column chunk's or a page's).
+func statsOf(b *binding, s *format.Statistics, rows int64, typ arrow.DataType) chunkStats {
 	var st chunkStats
 	// NullCount is not optional in parquet-go's struct (absent reads as 0),
 	// so a zero is only trusted from writers that also wrote min_value /
@@ -176,14 +181,36 @@ func mayMatch(st chunkStats, f connectors.ColumnFilter) bool {
 		return !st.noNull
 	case "IS NOT NULL":
 		return !st.allNull
-	case "=", "<", "<=", ">", ">=":
+	case "=", "<", "<=", ">", ">=", "IN", "LIKE":
 	default:
 		return true
 	}
 	if st.allNull {
 		return false // a comparison with NULL is never true
 	}
-	if !st.hasMinMax || f.Value == nil {
+	if !st.hasMinMax {
+		return true
+	}
+	switch f.Op {
+	case "IN":
+		for _, v := range f.Values {
+			if mayMatch(st, connectors.ColumnFilter{Column: f.Column, Op: "=", Value: v}) {
+				return true
+			}
+		}
+		return false
+	case "LIKE":
+		// Every match starts with the prefix p: it lies in [p, the first
+		// string after all those starting with p).
+		p, ok1 := f.Value.(string)
+		lo, ok2 := st.min.(string)
+		hi, ok3 := st.max.(string)
+		if !ok1 || !ok2 || !ok3 {
+			return true
+		}
+		return hi >= p && (lo <= p || strings.HasPrefix(lo, p))
+	}
+	if f.Value == nil {
 		return true
 	}
 	cmpMin, ok1 := compare(f.Value, st.min)

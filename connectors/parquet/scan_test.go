@@ -99,7 +99,15 @@ func TestRowGroupSkipping(t *testing.T) {
 		{"v > 64990", []connectors.ColumnFilter{f(v, ">", int64(64990))}, 4},
 		{"v IS NULL (nulls everywhere)", []connectors.ColumnFilter{f(v, "IS NULL", nil)}, 0},
 		{"wrong value type: never skips", []connectors.ColumnFilter{f(id, "=", int32(5000))}, 0},
-		{"unknown op: never skips", []connectors.ColumnFilter{f(id, "LIKE", "x")}, 0},
+		{"unknown op: never skips", []connectors.ColumnFilter{f(id, "SIMILAR", "x")}, 0},
+		{"LIKE on a number: never skips", []connectors.ColumnFilter{f(id, "LIKE", "x")}, 0},
+		{"id IN (10, 5000)", []connectors.ColumnFilter{{Column: id, Op: "IN", Values: []any{int64(10), int64(5000)}}}, 2},
+		{"id IN () (only NULLs listed)", []connectors.ColumnFilter{{Column: id, Op: "IN"}}, 4},
+		{"k IN ('k9', 'a')", []connectors.ColumnFilter{{Column: k, Op: "IN", Values: []any{"k9", "a"}}}, 4},
+		{"k LIKE 'k2%'", []connectors.ColumnFilter{f(k, "LIKE", "k2")}, 2},
+		{"k LIKE 'k%'", []connectors.ColumnFilter{f(k, "LIKE", "k")}, 2},
+		{"k LIKE 'j%'", []connectors.ColumnFilter{f(k, "LIKE", "j")}, 4},
+		{"k LIKE 'k3x%' (after the max)", []connectors.ColumnFilter{f(k, "LIKE", "k3x")}, 4},
 	}
 	mem := checkedMem(t)
 	defer mem.AssertSize(t, 0)
@@ -168,6 +176,25 @@ func matchesAll(r exec.Row, fs []connectors.ColumnFilter) bool {
 		}
 		if v == nil {
 			return false
+		}
+		switch f.Op {
+		case "IN":
+			in := false
+			for _, x := range f.Values {
+				c, ok := compare(v, x)
+				in = in || !ok || c == 0
+			}
+			if !in {
+				return false
+			}
+			continue
+		case "LIKE":
+			s, ok1 := v.(string)
+			p, ok2 := f.Value.(string)
+			if ok1 && ok2 && !strings.HasPrefix(s, p) {
+				return false
+			}
+			continue
 		}
 		c, ok := compare(v, f.Value)
 		if !ok {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -63,6 +62,25 @@ type Source struct {
 	part   int          // this part's number (spec.Split)
 	first  bool         // the first part, which counts the scan's row groups
 	ranges atomic.Int64 // ranges this part read
+
+	// Finer skipping and late materialisation (pages.go, late.go), off
+	// with rowGroupsOnly: the predicate the scan evaluates (nil when
+	// none), its one-column conjuncts tested against dictionaries, and
+	// what they did.
+	rowGroupsOnly bool
+	tableSchema   *arrow.Schema
+	all           []int // every output column
+	late          *lateMat
+	dictConj      []dictConjunct
+	counts        scanCounts
+	pages         pageCounts
+}
+
+// scanCounts are the scan's counters behind connectors.ScanCounts.
+type scanCounts struct {
+	groupsDict, groupsPages, rowsPages atomic.Int64
+	evaluated, passed, decoded         atomic.Int64
+	unfiltered                         atomic.Int64
 }
 
 type scanFile struct {
@@ -95,6 +113,16 @@ func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
 		s.names = append(s.names, fields[i].Name)
 	}
 	s.schema = arrow.NewSchema(fields, nil)
+	s.tableSchema = t.schema
+	s.all = make([]int, len(s.cols))
+	for i := range s.all {
+		s.all[i] = i
+	}
+	s.rowGroupsOnly = spec.RowGroupsOnly
+	if !s.rowGroupsOnly {
+		s.late = newLateMat(spec.Predicate, s.schema, s.batchSize)
+		s.dictConj = dictConjuncts(spec.Predicate, s.schema)
+	}
 
 	var rows, bytes int64
 	shared := spec.Splits > 1 && spec.Share != nil
@@ -184,6 +212,22 @@ func (s *Source) Schema() *arrow.Schema { return s.schema }
 // how many the filters let the scan skip.
 func (s *Source) RowGroups() (total, skipped int) { return s.total, s.skipped }
 
+// ScanCounts reports what the scan skipped and evaluated so far.
+func (s *Source) ScanCounts() connectors.ScanCounts {
+	return connectors.ScanCounts{
+		RowGroupsByDictionary: s.counts.groupsDict.Load(),
+		RowGroupsByPages:      s.counts.groupsPages.Load(),
+		RowsByPages:           s.counts.rowsPages.Load(),
+		PagesRead:             s.pages.read.Load(),
+		PageBytes:             s.pages.bytes.Load(),
+		PagesJumped:           s.pages.jumped.Load(),
+		RowsEvaluated:         s.counts.evaluated.Load(),
+		RowsPassed:            s.counts.passed.Load(),
+		RowsDecoded:           s.counts.decoded.Load(),
+		BatchesUnevaluated:    s.counts.unfiltered.Load(),
+	}
+}
+
 // Filters are the filters the source was given (it used them to skip row
 // groups; the planner still evaluates them above the scan).
 func (s *Source) Filters() []connectors.ColumnFilter { return s.filters }
@@ -210,25 +254,21 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		defer r.Close()
 		mem = r
 	}
-	readers := make([]colReader, len(s.cols))
-	for i := range readers {
-		readers[i].name = s.names[i]
-		readers[i].mem = mem
+	rs := &runState{mem: mem, readers: make([]colReader, len(s.cols)), hints: make([]sizeHint, len(s.cols))}
+	for i := range rs.readers {
+		rs.readers[i].name = s.names[i]
+		rs.readers[i].mem = mem
+		rs.readers[i].counts = &s.pages
 	}
-	defer func() {
-		for i := range readers {
-			readers[i].close()
-		}
-	}()
-	hints := make([]int, len(s.cols))
+	defer closeReaders(rs.readers)
 	if s.share != nil {
-		stop, err := s.runShared(ctx, mem, readers, hints, out)
+		stop, err := s.runShared(ctx, rs, out)
 		if err != nil || stop {
 			return err
 		}
 	} else {
 		for _, sf := range s.plan {
-			stop, err := s.runFile(ctx, mem, sf, readers, hints, out)
+			stop, err := s.runFile(ctx, rs, sf, out)
 			if err != nil {
 				return err
 			}
@@ -243,7 +283,30 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	return nil
 }
 
-func (s *Source) runFile(ctx context.Context, mem memory.Allocator, sf scanFile, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
+// runState is what one Run reads with: the batch allocator, a reader per
+// output column, each column's size hint, and the open file.
+type runState struct {
+	mem     memory.Allocator
+	readers []colReader
+	hints   []sizeHint
+	osf     *os.File
+	pf      *parquet.File
+	window  []rowRun // scratch for a batch's runs
+}
+
+// sizeHint is the data size of a string column's last batch, so the next
+// one reserves about what it needs (scaled to its rows).
+type sizeHint struct{ bytes, rows int }
+
+func (h sizeHint) forRows(k int) int {
+	if h.rows == 0 {
+		return 0
+	}
+	n := h.bytes * k / h.rows
+	return n + n/8
+}
+
+func (s *Source) runFile(ctx context.Context, rs *runState, sf scanFile, out exec.Emitter) (stop bool, err error) {
 	path := sf.fi.path
 	osf, pf, err := openFile(path)
 	if err != nil {
@@ -255,10 +318,18 @@ func (s *Source) runFile(ctx context.Context, mem memory.Allocator, sf scanFile,
 			err = fmt.Errorf("parquet: %s: corrupt file: %v", path, r)
 		}
 	}()
-	defer closeReaders(readers) // they read from osf
+	defer closeReaders(rs.readers) // they read from osf
+	rs.osf, rs.pf = osf, pf
 	for _, g := range sf.groups {
 		n := sf.fi.meta.RowGroups[g].NumRows
-		if stop, err := s.readRange(ctx, mem, pf, sf.fi, morsel{group: g, lo: 0, hi: n}, readers, hints, out); stop || err != nil {
+		gp, err := s.planGroup(rs.mem, osf, pf, sf.fi, g)
+		if err != nil {
+			return false, err
+		}
+		if gp.skip != skipNone {
+			continue
+		}
+		if stop, err := s.readRange(ctx, rs, sf.fi, morsel{group: g, lo: 0, hi: n, plan: gp}, out); stop || err != nil {
 			return stop, err
 		}
 	}
@@ -267,18 +338,18 @@ func (s *Source) runFile(ctx context.Context, mem memory.Allocator, sf scanFile,
 
 // runShared reads ranges from the scan's shared queue until it is empty,
 // keeping the last range's file open for the next.
-func (s *Source) runShared(ctx context.Context, mem memory.Allocator, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
+func (s *Source) runShared(ctx context.Context, rs *runState, out exec.Emitter) (stop bool, err error) {
 	q := s.queue(s.share)
 	if q.err != nil {
 		return false, q.err
 	}
+	readers := rs.readers
 	cur := -1
-	var osf *os.File
-	var pf *parquet.File
 	defer func() {
-		if osf != nil {
+		if rs.osf != nil {
 			closeReaders(readers)
-			osf.Close()
+			rs.osf.Close()
+			rs.osf, rs.pf = nil, nil
 		}
 	}()
 	open := func(m morsel) bool {
@@ -291,18 +362,18 @@ func (s *Source) runShared(ctx context.Context, mem memory.Allocator, readers []
 		}
 		sf := q.plan[m.file]
 		if m.file != cur {
-			if osf != nil {
+			if rs.osf != nil {
 				closeReaders(readers)
-				osf.Close()
-				osf = nil
+				rs.osf.Close()
+				rs.osf, rs.pf = nil, nil
 			}
-			if osf, pf, err = openFile(sf.fi.path); err != nil {
+			if rs.osf, rs.pf, err = openFile(sf.fi.path); err != nil {
 				return false, err
 			}
 			cur = m.file
 		}
 		s.ranges.Add(1)
-		if stop, err := s.readFileRange(ctx, mem, pf, sf.fi, m, readers, hints, out); stop || err != nil {
+		if stop, err := s.readFileRange(ctx, rs, sf.fi, m, out); stop || err != nil {
 			return stop, err
 		}
 	}
@@ -310,21 +381,20 @@ func (s *Source) runShared(ctx context.Context, mem memory.Allocator, readers []
 
 // readFileRange is readRange with a corrupt file's panic (parquet-go can
 // panic on bad input) turned into an error naming the file.
-func (s *Source) readFileRange(ctx context.Context, mem memory.Allocator, pf *parquet.File, fi *fileInfo, m morsel, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
+func (s *Source) readFileRange(ctx context.Context, rs *runState, fi *fileInfo, m morsel, out exec.Emitter) (stop bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parquet: %s: corrupt file: %v", fi.path, r)
 		}
 	}()
-	return s.readRange(ctx, mem, pf, fi, m, readers, hints, out)
+	return s.readRange(ctx, rs, fi, m, out)
 }
 
-// readRange reads rows [m.lo, m.hi) of row group m.group of pf. A range
-// that starts inside the group seeks every column to its first row
-// (through the chunk's offset index, installed from m.locs when the file
-// has none).
-func (s *Source) readRange(ctx context.Context, mem memory.Allocator, pf *parquet.File, fi *fileInfo, m morsel, readers []colReader, hints []int, out exec.Emitter) (stop bool, err error) {
-	path, g := fi.path, m.group
+// readRange reads rows [m.lo, m.hi) of row group m.group of the open file,
+// those of them the group's plan leaves (page statistics), in batches of
+// at most the batch size.
+func (s *Source) readRange(ctx context.Context, rs *runState, fi *fileInfo, m morsel, out exec.Emitter) (stop bool, err error) {
+	path, g, pf := fi.path, m.group, rs.pf
 	rgs := pf.RowGroups()
 	if g >= len(rgs) {
 		return false, fmt.Errorf("parquet: %s: row group %d is missing (the file changed since it was opened?)", path, g)
@@ -334,65 +404,70 @@ func (s *Source) readRange(ctx context.Context, mem memory.Allocator, pf *parque
 		return false, fmt.Errorf("parquet: %s: row group %d has %d rows, not %d (the file changed since it was opened?)", path, g, rg.NumRows(), m.hi)
 	}
 	chunks := rg.ColumnChunks()
+	meta := pf.Metadata()
 	var bytes int64
 	for i, c := range s.cols {
 		b := fi.cols[c]
-		if b.leaf >= len(chunks) {
+		if b.leaf >= len(chunks) || b.leaf >= len(meta.RowGroups[g].Columns) {
 			return false, fmt.Errorf("parquet: %s: row group %d: column %s has no column chunk", path, g, s.names[i])
 		}
-		r := &readers[i]
+		r := &rs.readers[i]
 		key := chunkKey{file: pf, group: g, leaf: b.leaf}
 		if r.chunk != key {
-			r.reset(b, chunks[b.leaf].Pages(), s.wantDict != nil && s.wantDict[i])
+			src := chunkSource{f: rs.osf, pf: pf, cc: chunks[b.leaf], md: &meta.RowGroups[g].Columns[b.leaf].MetaData, g: g, leaf: b.leaf, rows: rg.NumRows()}
+			r.reset(b, chunks[b.leaf].Pages(), s.wantDict != nil && s.wantDict[i], src)
 			r.chunk = key
 		}
-		if m.lo != r.next {
-			// Seek parquet-go to the start of the page holding m.lo and skip
-			// to it ourselves: a page parquet-go slices mid-way loses a
-			// BOOLEAN page's bit offset.
-			if m.locs == nil {
-				return false, fmt.Errorf("parquet: %s: row group %d, column %s: no page locations to seek to row %d", path, g, s.names[i], m.lo)
-			}
-			if err := installOffsetIndex(pf, g, b.leaf, chunks[b.leaf], m.locs[i]); err != nil {
+		// Locations found on the way (cutting the group, reading page
+		// statistics) save the reader reading the page headers again.
+		locs := m.locs
+		if locs == nil && m.plan != nil {
+			locs = m.plan.locs
+		}
+		if locs != nil {
+			if err := r.setLocations(locs[i]); err != nil {
 				return false, fmt.Errorf("parquet: %s: row group %d, column %s: page locations: %w", path, g, s.names[i], err)
-			}
-			l := m.locs[i]
-			k := sort.Search(len(l), func(k int) bool { return l[k].FirstRowIndex > m.lo }) - 1
-			if err := r.seek(m.lo, l[max(k, 0)].FirstRowIndex); err != nil {
-				return false, fmt.Errorf("parquet: %s: row group %d, column %s: seek to row %d: %w", path, g, s.names[i], m.lo, err)
 			}
 		}
 		bytes += fi.meta.RowGroups[g].Columns[b.leaf].MetaData.TotalCompressedSize
 	}
-	if s.progress != nil {
-		s.progress.BytesRead.Add(bytes * (m.hi - m.lo) / max(1, rg.NumRows()))
+	var runs []rowRun
+	if m.plan != nil {
+		runs = m.plan.runs
 	}
-	n := int(m.hi - m.lo)
-	for done := 0; done < n; {
+	runs = clipRuns(runs, m.lo, m.hi)
+	n := runRows(runs)
+	if s.progress != nil {
+		s.progress.BytesRead.Add(bytes * n / max(1, rg.NumRows()))
+		// Rows the page statistics excluded count as done.
+		s.progress.RowsRead.Add(m.hi - m.lo - n)
+	}
+	for len(runs) > 0 {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		k := min(s.batchSize, n-done)
-		rec, err := s.readBatch(mem, readers, hints, k, path, g)
+		var window []rowRun
+		window, runs = takeRuns(runs, int64(s.batchSize), rs.window)
+		rs.window = window
+		k := int(runRows(window))
+		rec, err := s.readWindow(rs, window, k, path, g)
 		if err != nil {
 			return false, err
 		}
-		b := exec.NewColumnarBatch(rec)
-		err = out.Emit(ctx, b)
-		b.Release()
-		if errors.Is(err, exec.ErrStop) {
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		for i := range readers {
-			readers[i].next += int64(k)
+		if rec != nil {
+			b := exec.NewColumnarBatch(rec)
+			err = out.Emit(ctx, b)
+			b.Release()
+			if errors.Is(err, exec.ErrStop) {
+				return true, nil
+			}
+			if err != nil {
+				return false, err
+			}
 		}
 		if s.progress != nil {
 			s.progress.RowsRead.Add(int64(k))
 		}
-		done += k
 	}
 	return false, nil
 }
@@ -428,66 +503,111 @@ func (s *Source) batchSchema(cols []arrow.Array) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-// readBatch reads the next k rows of every column. A panic inside
-// parquet-go (corrupt pages) becomes an error naming the file, column and
-// row group, and frees what the batch had allocated.
-func (s *Source) readBatch(mem memory.Allocator, readers []colReader, hints []int, k int, path string, g int) (rec arrow.RecordBatch, err error) {
-	outs := make([]outCol, len(readers))
-	cols := make([]arrow.Array, 0, len(readers))
-	cur := -1
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("corrupt data: %v", r)
-		}
-		if err != nil {
-			for i := range outs {
-				outs[i].release()
-			}
-			for _, c := range cols {
-				c.Release()
-			}
-			name := ""
-			if cur >= 0 {
-				name = ", column " + readers[cur].name
-			}
-			err = fmt.Errorf("parquet: %s: row group %d%s: %w", path, g, name, err)
-		}
-	}()
-	for i := range readers {
-		cur = i
-		f := s.schema.Field(i)
-		r := &readers[i]
-		optional, hint := r.b.maxDef > 0, hints[i]+hints[i]/8
-		dict, err := r.startsDict()
-		if err != nil {
-			return nil, err
-		}
-		if dict {
-			outs[i].initDict(mem, k, optional, r.dictArr, hint)
-		} else {
-			outs[i].init(mem, f.Type, k, optional, hint)
-		}
-		if err := r.fill(&outs[i], 0, k); err != nil {
-			return nil, err
-		}
-		if outs[i].dict == nil {
-			hints[i] = outs[i].dataLen
-		}
+// readWindow reads the rows of window (k of them) as one batch: every
+// column, or, with a predicate to evaluate, its columns first and the
+// others only for the rows that pass (late.go). nil when no row passes.
+func (s *Source) readWindow(rs *runState, window []rowRun, k int, path string, g int) (arrow.RecordBatch, error) {
+	if s.late != nil && s.late.evaluate() {
+		return s.readLate(rs, window, k, path, g)
 	}
-	cur = -1
-	for i := range outs {
-		cols = append(cols, outs[i].finish())
+	if s.late != nil {
+		s.counts.unfiltered.Add(1)
+	}
+	cols := make([]arrow.Array, len(s.cols))
+	if err := s.readColumns(rs, s.all, cols, window, k, path, g); err != nil {
+		return nil, err
+	}
+	return s.record(cols, k), nil
+}
+
+// record makes a batch of k rows of the output columns cols (taking over
+// their references), and counts the dictionary columns' batches.
+func (s *Source) record(cols []arrow.Array, k int) arrow.RecordBatch {
+	for i, c := range cols {
 		if s.wantDict != nil && s.wantDict[i] {
-			if cols[i].DataType().ID() == arrow.DICTIONARY {
+			if c.DataType().ID() == arrow.DICTIONARY {
 				s.dictBatches.Add(1)
 			} else {
 				s.plainBatches.Add(1)
 			}
 		}
 	}
-	rec = array.NewRecordBatch(s.batchSchema(cols), cols, int64(k))
+	rec := array.NewRecordBatch(s.batchSchema(cols), cols, int64(k))
 	for _, c := range cols {
 		c.Release()
 	}
-	return rec, nil
+	return rec
+}
+
+// readColumns reads the rows of runs (k in all) of the output columns
+// which into dst[c] for each c of which. A panic inside parquet-go
+// (corrupt pages) becomes an error naming the file, column and row group,
+// and frees what the batch had allocated.
+func (s *Source) readColumns(rs *runState, which []int, dst []arrow.Array, runs []rowRun, k int, path string, g int) (err error) {
+	return s.readColumnsWith(rs, which, dst, runs, k, path, g, false)
+}
+
+// readColumnsPicked is readColumns for runs of a few rows each (the rows a
+// selective predicate passes): each page's rows are picked out at once
+// (pick.go).
+func (s *Source) readColumnsPicked(rs *runState, which []int, dst []arrow.Array, runs []rowRun, k int, path string, g int) (err error) {
+	return s.readColumnsWith(rs, which, dst, runs, k, path, g, true)
+}
+
+func (s *Source) readColumnsWith(rs *runState, which []int, dst []arrow.Array, runs []rowRun, k int, path string, g int, picked bool) (err error) {
+	var o outCol
+	cur := -1
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("corrupt data: %v", r)
+		}
+		if err != nil {
+			o.release()
+			for _, c := range which {
+				if dst[c] != nil {
+					dst[c].Release()
+					dst[c] = nil
+				}
+			}
+			name := ""
+			if cur >= 0 {
+				name = ", column " + rs.readers[cur].name
+			}
+			err = fmt.Errorf("parquet: %s: row group %d%s: %w", path, g, name, err)
+		}
+	}()
+	for _, i := range which {
+		cur = i
+		r := &rs.readers[i]
+		if len(runs) > 0 {
+			// The batch's first row decides whether a dictionary column
+			// starts as codes.
+			if err := r.skipTo(runs[0].lo); err != nil {
+				return err
+			}
+		}
+		optional, hint := r.b.maxDef > 0, rs.hints[i].forRows(k)
+		dict, err := r.startsDict()
+		if err != nil {
+			return err
+		}
+		if dict {
+			o.initDict(rs.mem, k, optional, r.dictArr, hint)
+		} else {
+			o.init(rs.mem, s.schema.Field(i).Type, k, optional, hint)
+		}
+		if picked {
+			err = r.readPicked(&o, runs)
+		} else {
+			err = r.readRuns(&o, 0, runs)
+		}
+		if err != nil {
+			return err
+		}
+		if o.dict == nil && o.offBuf != nil {
+			rs.hints[i] = sizeHint{bytes: o.dataLen, rows: k}
+		}
+		dst[i] = o.finish()
+	}
+	return nil
 }

@@ -55,6 +55,13 @@ func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, er
 	return gatherTake(mem, arr, idx)
 }
 
+// Gather returns a new array of arr[idx[k]] for every k (an index of -1
+// gives NULL): the filter's gather, for a source that selects rows itself
+// (the Parquet scan evaluating a pushed-down predicate).
+func Gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, error) {
+	return gather(mem, arr, idx)
+}
+
 // gatherValidity returns the validity bitmap of the gathered array (nil
 // when every output is valid) and the null count.
 func gatherValidity(mem memory.Allocator, arr arrow.Array, idx []int32) (*memory.Buffer, int) {
