@@ -431,9 +431,6 @@ func runtime(s *plan.Stage, ins []*exec.Stage) *Runtime {
 		rt.BatchesOutRows += st.BatchesOutRows.Load()
 		rt.BatchesMaterialized += st.BatchesMaterialized.Load()
 		rt.RowsMaterialized += st.RowsMaterialized.Load()
-		rt.HeldBackEmits += st.HeldBackEmits.Load()
-		rt.DecodeFallbacks += st.DecodeFallbacks.Load()
-		rt.SkippedRecords += st.SkippedRecords.Load()
 		rt.WatermarksIn += st.WatermarksIn.Load()
 		// Subtasks run side by side: the stage's time is the busiest one's.
 		rt.ElapsedNanos = max(rt.ElapsedNanos, st.Nanos.Load())
@@ -446,10 +443,10 @@ func runtime(s *plan.Stage, ins []*exec.Stage) *Runtime {
 		} else if in.Src != nil {
 			rep, _ = in.Src.(exec.Reporter)
 		}
-		emits := st.ColumnarEmits.Load()
+		var emits int64
 		if s.Output == plan.OutBornColumnar {
 			// A born-columnar stage builds every columnar batch it emits.
-			emits = max(emits, st.BatchesOutColumnar.Load())
+			emits = st.BatchesOutColumnar.Load()
 		}
 		if rep != nil {
 			r := rep.Report()

@@ -125,7 +125,11 @@ func details(s *Stage, root, verbose bool) []string {
 				line += " (" + g.Reason + ")"
 			}
 		case g.Columnar:
-			line += " (" + g.Reason + ")"
+			line += " (" + g.Reason
+			if g.Cause != "" {
+				line += ": " + g.Cause
+			}
+			line += ")"
 		default:
 			line += "; output held back to rows: " + g.Reason
 			if g.Cause != "" {

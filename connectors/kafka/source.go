@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -330,7 +329,7 @@ const minTs = -1 << 63
 // query's error (the graph's recover only covers Run's own goroutine).
 func recoverTo(ctx context.Context, results chan<- decoded, where string) {
 	if r := recover(); r != nil {
-		err := fmt.Errorf("internal error in %s: %v\n%s", where, r, debug.Stack())
+		err := exec.InternalError(where, r)
 		select {
 		case results <- decoded{err: err}:
 		case <-ctx.Done():
