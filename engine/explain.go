@@ -110,6 +110,9 @@ func (s *Session) explainWith(ctx context.Context, x *ast.Explain, text string, 
 		for _, st := range steps {
 			doc.Rules = append(doc.Rules, explain.RuleStep{Rule: st.Rule, Plan: st.Plan})
 		}
+		for _, ps := range p.Passes {
+			doc.Passes = append(doc.Passes, explain.PassStep{Pass: ps.Pass, Why: ps.Why, Decisions: ps.Decisions})
+		}
 	}
 	out := Outcome{Explain: doc}
 	if format == "JSON" {

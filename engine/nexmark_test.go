@@ -399,7 +399,7 @@ var nexmarkExpect = map[string]func(d *nxData) []exec.Row{
 			sortInt64(ts)
 			for i := 0; i < len(ts); {
 				j := i + 1
-				for j < len(ts) && ts[j]-ts[j-1] < 10000 {
+				for j < len(ts) && ts[j]-ts[j-1] <= 10000 { // touching sessions merge, as in Flink
 					j++
 				}
 				out = append(out, exec.Row{bidder, int64(j - i), ts[i], ts[j-1] + 10000})

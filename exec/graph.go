@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -179,7 +180,7 @@ func (g *Graph) terminalsDone() bool {
 func (g *Graph) runSource(ctx context.Context, s *Stage) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error in %s: %v\n%s", s.Name, r, debug.Stack())
+			err = InternalError(s.Name, r)
 		}
 	}()
 	s.Stats.Started.Store(true)
@@ -195,6 +196,16 @@ func (g *Graph) runSource(ctx context.Context, s *Stage) (err error) {
 	}
 	s.Stats.Finished.Store(true)
 	return s.finishOutputs(ctx)
+}
+
+// InternalError turns a panic recovered in where (a stage, a source's
+// goroutine) into the query's error: a short message for the user, and the
+// goroutine's stack in the process log, where a bug report can find it. It
+// must be called from the deferred function that recovered r, so the stack
+// is the panic's.
+func InternalError(where string, r any) error {
+	log.Printf("clink: internal error in %s: %v\n%s", where, r, debug.Stack())
+	return fmt.Errorf("internal error in %s: %v (details in the log)", where, r)
 }
 
 func (s *Stage) finishOutputs(ctx context.Context) error {

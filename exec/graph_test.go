@@ -219,7 +219,8 @@ func TestGraphErrorCancelsEverything(t *testing.T) {
 	}
 }
 
-// A panic below a source becomes an error naming the stage.
+// A panic below a source becomes an error naming the stage, without Go
+// internals: the stack goes to the log, not to the user (issue 19).
 func TestGraphPanicBecomesError(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -229,6 +230,9 @@ func TestGraphPanicBecomesError(t *testing.T) {
 	err := g.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "boom in source") || !strings.Contains(err.Error(), "seq") {
 		t.Fatalf("want an error naming the panic and the stage, got %v", err)
+	}
+	if strings.Contains(err.Error(), "goroutine") || strings.Contains(err.Error(), ".go:") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("the error carries Go internals: %q", err)
 	}
 }
 

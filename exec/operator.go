@@ -38,8 +38,15 @@ type Capabilities struct {
 	// the planner turns that on (ColumnarOutputSetter).
 	EmitsColumnar bool
 	// PassesThrough: a columnar input batch leaves as a columnar batch
-	// (filter, project, limit) without the planner's say.
+	// (filter, project, limit) without the planner's say. The planner's
+	// gate looks through such operators to the first one that does not
+	// pass batches on, which decides whether a producer emits columnar.
 	PassesThrough bool
+	// ChangelogOutput: every output row carries a row kind (+I, -U, +U,
+	// -D), which a born-columnar result has no place for, so the output is
+	// rows whatever the consumer (an updating aggregate or top-n, an outer
+	// streaming join).
+	ChangelogOutput bool
 }
 
 // Operator is one step of a query. Process is the authoritative row path;
@@ -61,7 +68,9 @@ type Operator interface {
 
 // ColumnarOperator is the columnar hook. ProcessColumnar returns handled =
 // false only before emitting anything: Dispatch then replays the batch
-// through Process, and an emit followed by false would emit twice.
+// through Process, and an emit followed by false would emit twice. A
+// streaming join declines this way for a columnar batch on a changelog
+// input, whose row kinds only its row path reads.
 type ColumnarOperator interface {
 	ProcessColumnar(ctx context.Context, input int, b *Batch, out Emitter) (handled bool, err error)
 }

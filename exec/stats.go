@@ -9,23 +9,23 @@ import (
 // StageStats are one stage's runtime counters, read by EXPLAIN ANALYZE.
 // They are atomics so a report can be taken while the query runs.
 type StageStats struct {
-	RowsIn, BatchesIn            atomic.Int64
-	BatchesInColumnar            atomic.Int64 // arrived carrying a record
-	BatchesInRows                atomic.Int64 // arrived as rows only
-	BatchesColumnarPath          atomic.Int64 // taken by the columnar hook
-	RowsOut, BatchesOut          atomic.Int64
-	BatchesOutColumnar           atomic.Int64 // emitted carrying a record
-	BatchesOutRows               atomic.Int64 // emitted as rows only
-	BatchesMaterialized          atomic.Int64 // decodes this stage caused
-	RowsMaterialized             atomic.Int64
-	ColumnarEmits, HeldBackEmits atomic.Int64 // born-columnar output vs held back by a damper
-	DecodeFallbacks              atomic.Int64
-	SkippedRecords               atomic.Int64
-	WatermarksIn                 atomic.Int64
-	Nanos                        atomic.Int64 // time in this stage, excluding downstream
-	LastWatermark                atomic.Int64
-	Started, Finished            atomic.Bool
-	startedAt                    atomic.Int64
+	RowsIn, BatchesIn   atomic.Int64
+	BatchesInColumnar   atomic.Int64 // arrived carrying a record
+	BatchesInRows       atomic.Int64 // arrived as rows only
+	BatchesColumnarPath atomic.Int64 // taken by the columnar hook
+	RowsOut, BatchesOut atomic.Int64
+	BatchesOutColumnar  atomic.Int64 // emitted carrying a record
+	BatchesOutRows      atomic.Int64 // emitted as rows only
+	BatchesMaterialized atomic.Int64 // decodes this stage caused
+	RowsMaterialized    atomic.Int64
+	WatermarksIn        atomic.Int64
+	Nanos               atomic.Int64 // time in this stage, excluding downstream
+	LastWatermark       atomic.Int64
+	Started, Finished   atomic.Bool
+	// What only the operator knows (born-columnar emissions against those
+	// a damper held back, decode fallbacks, skipped records) is not
+	// counted here: the runner cannot see it, and the operator reports it
+	// through Reporter after the run.
 }
 
 // Elapsed is the time spent in the stage itself.

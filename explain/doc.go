@@ -37,7 +37,8 @@
 //	    columnar      bool
 //	    reason        string   stable code: consumers-ingest-columnar, consumer-ingests-rows,
 //	                           source-born-columnar, or a switch's "disabled: ..." text
-//	    cause         string   the consumer that caused a hold-back, in SQL terms (optional)
+//	    cause         string   the consumer(s) that decided, in SQL terms, with the pass-through
+//	                           operators crossed to reach them: "UpdatingAggregate through Filter, Project" (optional)
 //	  scan          object   sources only (optional):
 //	    columns            [string]  columns read (projection pushdown)
 //	    skip_filters       [string]  conjuncts the source uses to skip row groups (only sources that do: Parquet)

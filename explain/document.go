@@ -28,6 +28,17 @@ type Document struct {
 	// Rules are the logical plan as bound and after each rule that changed
 	// it, in rule order (VERBOSE only).
 	Rules []RuleStep `json:"rules,omitempty"`
+	// Passes are the physical passes after the rules, in order, with what
+	// each decided (VERBOSE only).
+	Passes []PassStep `json:"passes,omitempty"`
+}
+
+// PassStep is one physical pass: its name, why it sits where it does, and
+// a line per stage it decided.
+type PassStep struct {
+	Pass      string   `json:"pass"`
+	Why       string   `json:"why"`
+	Decisions []string `json:"decisions"`
 }
 
 // RuleStep is the logical plan after one rule.
@@ -431,9 +442,6 @@ func runtime(s *plan.Stage, ins []*exec.Stage) *Runtime {
 		rt.BatchesOutRows += st.BatchesOutRows.Load()
 		rt.BatchesMaterialized += st.BatchesMaterialized.Load()
 		rt.RowsMaterialized += st.RowsMaterialized.Load()
-		rt.HeldBackEmits += st.HeldBackEmits.Load()
-		rt.DecodeFallbacks += st.DecodeFallbacks.Load()
-		rt.SkippedRecords += st.SkippedRecords.Load()
 		rt.WatermarksIn += st.WatermarksIn.Load()
 		// Subtasks run side by side: the stage's time is the busiest one's.
 		rt.ElapsedNanos = max(rt.ElapsedNanos, st.Nanos.Load())
@@ -446,10 +454,10 @@ func runtime(s *plan.Stage, ins []*exec.Stage) *Runtime {
 		} else if in.Src != nil {
 			rep, _ = in.Src.(exec.Reporter)
 		}
-		emits := st.ColumnarEmits.Load()
+		var emits int64
 		if s.Output == plan.OutBornColumnar {
 			// A born-columnar stage builds every columnar batch it emits.
-			emits = max(emits, st.BatchesOutColumnar.Load())
+			emits = st.BatchesOutColumnar.Load()
 		}
 		if rep != nil {
 			r := rep.Report()

@@ -73,6 +73,18 @@ func Text(doc *Document, verbose bool) string {
 			}
 		}
 	}
+	if verbose && len(doc.Passes) > 0 {
+		sb.WriteString("\nPhysical passes, in order:\n")
+		for _, ps := range doc.Passes {
+			fmt.Fprintf(&sb, "-- %s: %s\n", ps.Pass, ps.Why)
+			if len(ps.Decisions) == 0 {
+				sb.WriteString("   (nothing to decide)\n")
+			}
+			for _, d := range ps.Decisions {
+				sb.WriteString("   " + d + "\n")
+			}
+		}
+	}
 	return sb.String()
 }
 
@@ -125,7 +137,11 @@ func details(s *Stage, root, verbose bool) []string {
 				line += " (" + g.Reason + ")"
 			}
 		case g.Columnar:
-			line += " (" + g.Reason + ")"
+			line += " (" + g.Reason
+			if g.Cause != "" {
+				line += ": " + g.Cause
+			}
+			line += ")"
 		default:
 			line += "; output held back to rows: " + g.Reason
 			if g.Cause != "" {

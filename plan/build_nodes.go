@@ -133,13 +133,12 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			w = wireGather // one group: one instance sees every row
 		}
 		if x.Updating {
-			s := b.op("UpdatingAggregate", strings.Join(parts, ", "), func() exec.Operator {
-				return ops.NewUpdatingAggregate(x.GroupCols, x.Aggs, x.schema, mem)
-			}, w, [][]int{x.GroupCols}, in)
 			// A changelog row carries its kind, which a columnar aggregate
-			// result has no column for: rows by construction.
-			s.Gate = &Gate{Reason: ReasonChangelogOutput}
-			return s, nil
+			// result has no column for: rows by construction (the gate
+			// reads Capabilities.ChangelogOutput).
+			return b.op("UpdatingAggregate", strings.Join(parts, ", "), func() exec.Operator {
+				return ops.NewUpdatingAggregate(x.GroupCols, x.Aggs, x.schema, mem)
+			}, w, [][]int{x.GroupCols}, in), nil
 		}
 		if final, ok := finalAggs(x); ok && x.TwoPhase && len(in.Instances) > 1 {
 			// Two phases: each subtask aggregates what it scanned, and only
@@ -206,15 +205,14 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		if x.Changelog {
 			detail += "; over an updating result: holds every current row"
 		}
-		s := b.op("UpdatingTopN", detail, func() exec.Operator {
+		// A changelog row carries its kind: rows by construction (the gate
+		// reads Capabilities.ChangelogOutput).
+		return b.op("UpdatingTopN", detail, func() exec.Operator {
 			if x.Changelog {
 				return ops.NewRetractingTopN(x.Keys, x.N, x.Offset, x.schema)
 			}
 			return ops.NewUpdatingTopN(x.Keys, x.N, x.Offset, x.schema)
-		}, wireGather, nil, in)
-		// A changelog row carries its kind: rows by construction.
-		s.Gate = &Gate{Reason: ReasonChangelogOutput}
-		return s, nil
+		}, wireGather, nil, in), nil
 	case *Limit:
 		in, err := b.build(x.Input)
 		if err != nil {

@@ -37,7 +37,10 @@ const (
 type Gate struct {
 	Columnar bool
 	Reason   string // one of the Reason* codes
-	Cause    string // the consumer that caused a hold-back, in SQL terms
+	// Cause names the consumers that decided, in SQL terms, with the
+	// pass-through operators crossed to reach them ("UpdatingAggregate
+	// through Filter, Project"): the row-only one for a hold-back.
+	Cause string
 }
 
 // Stage is one physical stage with what EXPLAIN shows of it.
@@ -66,9 +69,11 @@ type Stage struct {
 
 // Physical is an executable plan.
 type Physical struct {
-	Graph   *exec.Graph
-	Root    *Stage // the result sink
-	Stages  []*Stage
+	Graph  *exec.Graph
+	Root   *Stage // the result sink
+	Stages []*Stage
+	// Passes are the physical passes in order with what each decided.
+	Passes  []PassStep
 	Schema  *arrow.Schema
 	Bounded bool
 	// Order is the rank order of an updating top-n result, by the result's
@@ -137,9 +142,8 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	}
 	top := b.op(name, "", func() exec.Operator { return sink }, wireGather, nil, child)
 	top.Output = OutRows
-	b.gates(top)
-	b.dictionaries()
-	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
+	passes := b.runPasses(top)
+	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Passes: passes, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
 }
 
 // orderedScans finds the scans below a WATERMARK. A subtask's watermark
@@ -322,54 +326,126 @@ func (b *builder) source(s *Stage, open func(split, splits int) (exec.Source, er
 }
 
 // gates decides, for every operator that can emit born-columnar output,
-// whether it does: only when its consumer ingests columnar and no switch is
-// set. Capabilities come from the operators themselves (the same method
-// exec.Dispatch reads), so planner and runtime cannot disagree.
+// whether it does: only when every consumer that decides ingests columnar
+// and no switch is set. The consumer that decides is the first one down
+// each path that does not pass batches through (Filter, Project, Limit,
+// Exchange, UnionAll and any operator whose Capabilities say
+// PassesThrough): a columnar batch crosses those as it is, so a row-only
+// operator behind them would materialise every batch the producer built
+// in Arrow, which costs more than never building it (seed 000). A stage
+// whose output carries row kinds (Capabilities.ChangelogOutput) is rows by
+// construction. Capabilities come from the operators themselves (the same
+// method exec.Dispatch reads), so planner and runtime cannot disagree.
 func (b *builder) gates(root *Stage) {
-	var walk func(s, consumer *Stage)
-	walk = func(s, consumer *Stage) {
+	consumers := map[*Stage][]*Stage{}
+	seen := map[*Stage]bool{}
+	var order []*Stage
+	var walk func(s *Stage)
+	walk = func(s *Stage) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
 		for _, c := range s.Children {
-			walk(c, s)
+			consumers[c] = append(consumers[c], s)
+			walk(c)
 		}
-		if s.Exec == nil || s.Exec.Op == nil || !s.Caps.EmitsColumnar {
-			return
+		order = append(order, s)
+	}
+	walk(root)
+	for _, s := range order {
+		b.gate(s, deciders(s, consumers))
+	}
+}
+
+// gate sets s's Gate and Output from the consumers that decide.
+func (b *builder) gate(s *Stage, decide []decider) {
+	if s.Source != nil || s.Exec == nil || s.Exec.Op == nil {
+		return // a source's output is its own (see buildNode's Scan)
+	}
+	if s.Caps.ChangelogOutput {
+		s.Gate, s.Output = &Gate{Reason: ReasonChangelogOutput}, OutRows
+		return
+	}
+	if !s.Caps.EmitsColumnar {
+		return
+	}
+	if _, ok := s.Exec.Op.(exec.ColumnarOutputSetter); !ok {
+		return
+	}
+	g := &Gate{}
+	switch {
+	case b.opts.Exec.DisableColumnarOutput:
+		g.Reason = ReasonDisabledOutput
+		if !b.opts.EnvSwitches.DisableColumnarOutput {
+			g.Reason = "disabled: SET 'columnar.output' = 'off'"
 		}
-		if _, ok := s.Exec.Op.(exec.ColumnarOutputSetter); !ok {
-			return
+	case b.opts.Exec.DisableColumnar:
+		g.Reason = ReasonDisabledColumnar
+		if !b.opts.EnvSwitches.DisableColumnar {
+			g.Reason = "disabled: SET 'columnar' = 'off'"
 		}
-		g := &Gate{}
-		cl, _ := s.Exec.Op.(interface{ ChangelogOutput() bool })
-		switch {
-		case cl != nil && cl.ChangelogOutput():
-			// Row kinds have no column in a born-columnar result.
-			g.Reason = ReasonChangelogOutput
-		case b.opts.Exec.DisableColumnarOutput:
-			g.Reason = ReasonDisabledOutput
-			if !b.opts.EnvSwitches.DisableColumnarOutput {
-				g.Reason = "disabled: SET 'columnar.output' = 'off'"
+	default:
+		g.Columnar, g.Reason = true, ReasonConsumersIngestColumnar
+		var names []string
+		for _, d := range decide {
+			if !d.stage.Caps.IngestsColumnar {
+				g.Columnar, g.Reason, names = false, ReasonConsumerIngestsRows, []string{d.String()}
+				break
 			}
-		case b.opts.Exec.DisableColumnar:
-			g.Reason = ReasonDisabledColumnar
-			if !b.opts.EnvSwitches.DisableColumnar {
-				g.Reason = "disabled: SET 'columnar' = 'off'"
-			}
-		case consumer == nil || !consumer.Caps.IngestsColumnar:
-			g.Reason = ReasonConsumerIngestsRows
-			if consumer != nil {
-				g.Cause = consumer.Op
-			}
-		default:
-			g.Columnar, g.Reason = true, ReasonConsumersIngestColumnar
+			names = append(names, d.String())
 		}
-		for _, in := range s.Instances {
-			in.Op.(exec.ColumnarOutputSetter).SetColumnarOutput(g.Columnar)
+		if len(decide) == 0 {
+			g.Columnar, g.Reason = false, ReasonConsumerIngestsRows
 		}
-		s.Gate = g
-		if g.Columnar {
-			s.Output = OutBornColumnar
-		} else {
-			s.Output = OutRows
+		g.Cause = strings.Join(names, "; ")
+	}
+	for _, in := range s.Instances {
+		in.Op.(exec.ColumnarOutputSetter).SetColumnarOutput(g.Columnar)
+	}
+	s.Gate = g
+	if g.Columnar {
+		s.Output = OutBornColumnar
+	} else {
+		s.Output = OutRows
+	}
+}
+
+// decider is a consumer that decides a producer's gate, with the
+// pass-through stages between them.
+type decider struct {
+	stage   *Stage
+	through []*Stage
+}
+
+// String names the decider for EXPLAIN: "UpdatingAggregate through
+// Filter, Project".
+func (d decider) String() string {
+	if len(d.through) == 0 {
+		return d.stage.Op
+	}
+	names := make([]string, len(d.through))
+	for i, t := range d.through {
+		names[i] = t.Op
+	}
+	return d.stage.Op + " through " + strings.Join(names, ", ")
+}
+
+// deciders are the first consumers down every path from s that do not
+// pass batches through. A pass-through stage nothing consumes decides
+// itself.
+func deciders(s *Stage, consumers map[*Stage][]*Stage) []decider {
+	var out []decider
+	var down func(s *Stage, through []*Stage)
+	down = func(s *Stage, through []*Stage) {
+		for _, c := range consumers[s] {
+			if c.Caps.PassesThrough && len(consumers[c]) > 0 {
+				down(c, append(through[:len(through):len(through)], c))
+				continue
+			}
+			out = append(out, decider{stage: c, through: through})
 		}
 	}
-	walk(root, nil)
+	down(s, nil)
+	return out
 }

@@ -88,9 +88,13 @@ func (b *builder) buildWindowing(n Node) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		setSourceEventTime(x, in, mem)
+		clocked := setSourceEventTime(x, in, mem)
 		return b.op("WatermarkAssigner", x.Text, func() exec.Operator {
-			return ops.NewWatermarkAssigner(x.TimeCol, x.Delay, mem)
+			a := ops.NewWatermarkAssigner(x.TimeCol, x.Delay, mem)
+			if clocked {
+				a.FollowSource()
+			}
+			return a
 		}, wireParallel, nil, in), nil
 	case *WindowTable:
 		if x.Spec.Kind == ops.Session {
@@ -135,8 +139,10 @@ type eventTimeSetter interface {
 // setSourceEventTime hands the WATERMARK column's expression, over the
 // scan's output, to the scan's instances that keep per-partition clocks,
 // so a partition's watermark is its own records' event time. It applies
-// when the assigner sits on the scan or on the scan's computed columns.
-func setSourceEventTime(x *WatermarkAssign, in *Stage, mem memory.Allocator) {
+// when the assigner sits on the scan or on the scan's computed columns,
+// and reports whether it did (the assigner then follows the source's
+// clock from the start).
+func setSourceEventTime(x *WatermarkAssign, in *Stage, mem memory.Allocator) bool {
 	var e expr.Expr
 	switch n := x.Input.(type) {
 	case *Scan:
@@ -144,22 +150,22 @@ func setSourceEventTime(x *WatermarkAssign, in *Stage, mem memory.Allocator) {
 		e = expr.Col(x.TimeCol, f.Type, f.Name)
 	case *Project:
 		if _, ok := n.Input.(*Scan); !ok {
-			return
+			return false
 		}
 		e = n.Exprs[x.TimeCol].Compile()
 	default:
-		return
+		return false
 	}
 	st := in
 	for len(st.Instances) > 0 && st.Instances[0].Src == nil {
 		if st.Op != "Project" || len(st.Children) != 1 {
-			return
+			return false
 		}
 		st = st.Children[0]
 	}
 	conv, err := ops.MicrosOf(e.Type())
 	if err != nil {
-		return // the binder already requires a TIMESTAMP column
+		return false // the binder already requires a TIMESTAMP column
 	}
 	micros := func(v arrow.Timestamp) int64 { return conv(int64(v)) }
 	var mu sync.Mutex // the partitions decode concurrently
@@ -200,9 +206,12 @@ func setSourceEventTime(x *WatermarkAssign, in *Stage, mem memory.Allocator) {
 		}
 		return best, ok, nil
 	}
+	set := false
 	for _, inst := range st.Instances {
 		if es, ok := inst.Src.(eventTimeSetter); ok {
 			es.SetEventTime(f)
+			set = true
 		}
 	}
+	return set
 }

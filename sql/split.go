@@ -65,6 +65,33 @@ func InLiteral(text string) bool {
 	return st.quote != stNormal && st.quote != stLineComment
 }
 
+// Enclosure is what the end of a text lies inside of (see Trailing).
+type Enclosure int
+
+const (
+	InCode       Enclosure = iota // outside quotes and comments
+	InString                      // a '...' or E'...' string literal
+	InIdentifier                  // a "..." or `...` quoted identifier
+	InComment                     // a -- or /* */ comment
+)
+
+// Trailing reports what the end of text lies inside of and, unless that is
+// code, the byte offset just past the opening delimiter. A completer uses it
+// to offer file paths inside a string and nothing inside a comment. The
+// quoting rules are the lexer's.
+func Trailing(text string) (Enclosure, int) {
+	st := scanStatements(text, func(int) {})
+	switch st.quote {
+	case stSingle, stEString:
+		return InString, st.open
+	case stDouble, stBacktick:
+		return InIdentifier, st.open
+	case stLineComment, stBlockComment:
+		return InComment, st.open
+	}
+	return InCode, 0
+}
+
 type scanState int
 
 const (
@@ -81,6 +108,7 @@ const (
 // an open EXECUTE STATEMENT SET block, the statement is not finished.
 type scanResult struct {
 	quote scanState
+	open  int // byte offset just past the opening delimiter of quote
 	inSet bool
 }
 
@@ -93,7 +121,7 @@ var setPrefix = []string{"EXECUTE", "STATEMENT", "SET", "BEGIN"}
 // set, of each inner statement) to keep a statement set whole: its ';' end
 // inner statements until one starts with END.
 func scanStatements(text string, onSemi func(int)) scanResult {
-	st := stNormal
+	st, open := stNormal, 0
 	var words []string // first words of the current (inner) statement
 	inSet, setEnding := false, false
 	for i := 0; i < len(text); i++ {
@@ -102,19 +130,19 @@ func scanStatements(text string, onSemi func(int)) scanResult {
 		case stNormal:
 			switch {
 			case c == '\'':
-				st = stSingle
+				st, open = stSingle, i+1
 				if i > 0 && (text[i-1] == 'e' || text[i-1] == 'E') && (i < 2 || !ast.IsWordByte(text[i-2])) {
 					st = stEString
 				}
 			case c == '"':
-				st = stDouble
+				st, open = stDouble, i+1
 			case c == '`':
-				st = stBacktick
+				st, open = stBacktick, i+1
 			case c == '-' && i+1 < len(text) && text[i+1] == '-':
-				st = stLineComment
+				st, open = stLineComment, i+2
 				i++
 			case c == '/' && i+1 < len(text) && text[i+1] == '*':
-				st = stBlockComment
+				st, open = stBlockComment, i+2
 				i++
 			case c == ';':
 				switch {
@@ -179,7 +207,7 @@ func scanStatements(text string, onSemi func(int)) scanResult {
 			}
 		}
 	}
-	return scanResult{quote: st, inSet: inSet}
+	return scanResult{quote: st, open: open, inSet: inSet}
 }
 
 func isSetPrefix(words []string) bool {

@@ -90,6 +90,29 @@ func TestInLiteral(t *testing.T) {
 	}
 }
 
+func TestTrailing(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		want  Enclosure
+		start int
+	}{
+		{"SELECT 1", InCode, 0},
+		{"SELECT 'a', 'data/b", InString, 13},
+		{"SELECT 'it''s", InString, 8},
+		{"SELECT E'a\\'", InString, 9},
+		{"SELECT 'a'", InCode, 0},
+		{`SELECT "co`, InIdentifier, 8},
+		{"SELECT 1 -- note", InComment, 11},
+		{"SELECT 1 -- note\n", InCode, 0},
+		{"SELECT /* x", InComment, 9},
+	} {
+		got, start := Trailing(c.text)
+		if got != c.want || (got != InCode && start != c.start) {
+			t.Errorf("Trailing(%q) = %v at %d, want %v at %d", c.text, got, start, c.want, c.start)
+		}
+	}
+}
+
 // TestSplitAgreesWithParse: every statement of the corpora is one piece
 // for Split, so a script of them all splits back into them; the lexer and
 // the splitter read quotes and comments alike.

@@ -119,6 +119,11 @@ func run(connFile string) error {
 		}
 	}()
 
+	go watchParent(ctx, os.Getenv("JPY_PARENT_PID"), parentPoll, func(reason string) {
+		logger.Printf("%s: shutting down", reason)
+		k.Shutdown(false)
+	})
+
 	logger.Printf("listening (%s %s, shell %d, iopub %d, hb %d)", ci.Transport, ci.IP, ci.ShellPort, ci.IOPubPort, ci.HBPort)
 	go k.Serve(ctx)
 	<-k.Done()

@@ -205,7 +205,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 }
 
 func runInteractive(ctx context.Context, sh *shell, stderr io.Writer) int {
-	lines, err := newTermLines(historyPath())
+	lines, err := newTermLines(historyPath(), &tabCompleter{tables: sh.sess.Tables})
 	if err != nil {
 		fmt.Fprintf(stderr, "clinksh: %s\n", err)
 		return exitUsage

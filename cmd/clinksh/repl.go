@@ -64,13 +64,17 @@ func (l *readerLines) Readline() (string, error) {
 func (l *readerLines) SetPrompt(p string)       { l.p = p }
 func (l *readerLines) SaveHistory(string) error { return nil }
 
-// termLines is readline on a terminal, with history.
-type termLines struct{ rl *readline.Instance }
+// termLines is readline on a terminal, with history and Tab completion.
+type termLines struct {
+	rl   *readline.Instance
+	tabs *tabCompleter
+}
 
-func newTermLines(historyFile string) (*termLines, error) {
+func newTermLines(historyFile string, tabs *tabCompleter) (*termLines, error) {
 	rl, err := readline.NewEx(&readline.Config{
-		Prompt:      prompt,
-		HistoryFile: historyFile,
+		Prompt:       prompt,
+		HistoryFile:  historyFile,
+		AutoComplete: tabs,
 		// Whole statements go to the history, not their lines.
 		DisableAutoSaveHistory: true,
 		HistorySearchFold:      true,
@@ -80,7 +84,7 @@ func newTermLines(historyFile string) (*termLines, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &termLines{rl: rl}, nil
+	return &termLines{rl: rl, tabs: tabs}, nil
 }
 
 func (t *termLines) Readline() (string, error) {
@@ -92,5 +96,6 @@ func (t *termLines) Readline() (string, error) {
 }
 
 func (t *termLines) SetPrompt(p string)             { t.rl.SetPrompt(p) }
+func (t *termLines) SetPending(stmt string)         { t.tabs.SetPending(stmt) }
 func (t *termLines) SaveHistory(entry string) error { return t.rl.SaveHistory(entry) }
 func (t *termLines) Close() error                   { return t.rl.Close() }

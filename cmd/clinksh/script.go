@@ -26,6 +26,10 @@ type scriptLoc struct {
 	interactive bool
 }
 
+// pendingSetter is a lineReader that completes: it is told the statement
+// typed before the line it reads.
+type pendingSetter interface{ SetPending(stmt string) }
+
 // runLines reads lines and runs each statement as soon as its ';' has been
 // read, so a pipe or a coprocess gets every result before it writes the
 // next statement. Lines accumulate until the text ends with a ';' that ends
@@ -43,6 +47,9 @@ func (sh *shell) runLines(ctx context.Context, lr lineReader, loc scriptLoc) err
 			} else {
 				lr.SetPrompt(contPrompt)
 			}
+		}
+		if c, ok := lr.(pendingSetter); ok {
+			c.SetPending(pending.String())
 		}
 		line, err := lr.Readline()
 		if errors.Is(err, errInterrupt) {

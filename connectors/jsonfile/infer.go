@@ -3,7 +3,9 @@ package jsonfile
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -46,6 +48,14 @@ func newShape() *shape { return &shape{byName: map[string]*shape{}} }
 // VARCHAR (which then holds the value's JSON text). Lines that are not a
 // JSON object are skipped.
 func inferSchema(path string, n int) (*arrow.Schema, error) {
+	return inferSchemaUpTo(path, n, maxInferLine)
+}
+
+// maxInferLine is the longest line schema inference reads: it holds one
+// line in memory at a time.
+const maxInferLine = 256 << 20
+
+func inferSchemaUpTo(path string, n, maxLine int) (*arrow.Schema, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -53,21 +63,32 @@ func inferSchema(path string, n int) (*arrow.Schema, error) {
 	defer f.Close()
 	root := newShape()
 	root.kind = kObject
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	r := bufio.NewReaderSize(f, 64<<10)
 	var w walker
+	var buf []byte
 	line, seen := 0, 0
-	for seen < n && sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 || !w.valid(text) {
-			continue
+	for seen < n {
+		var err error
+		buf, err = readLine(r, buf[:0], maxLine)
+		if errors.Is(err, errLineTooLong) {
+			return nil, fmt.Errorf("%s: line %d is longer than %d MiB, the most schema inference reads; declare the columns in CREATE TABLE",
+				path, line+1, maxLine>>20)
 		}
-		w.merge(root)
-		seen++
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(buf) == 0 && err == io.EOF {
+			break
+		}
+		line++
+		text := bytes.TrimSpace(buf)
+		if len(text) > 0 && w.valid(text) {
+			w.merge(root)
+			seen++
+		}
+		if err == io.EOF {
+			break
+		}
 	}
 	if seen == 0 {
 		return nil, fmt.Errorf("%s: no JSON object in the first %d lines to infer columns from; declare them in CREATE TABLE", path, line)
@@ -77,6 +98,29 @@ func inferSchema(path string, n int) (*arrow.Schema, error) {
 		fs[i] = arrow.Field{Name: name, Type: root.byName[name].arrowType(), Nullable: true}
 	}
 	return arrow.NewSchema(fs, nil), nil
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine appends the next line of r (without its newline) to buf, in
+// time linear in its length; it fails with errLineTooLong past max bytes,
+// and returns io.EOF with the last line if that has no newline.
+func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
+	for {
+		piece, err := r.ReadSlice('\n')
+		if len(buf)+len(piece) > max+1 || (len(buf)+len(piece) > max && err != nil) {
+			return buf, errLineTooLong
+		}
+		buf = append(buf, piece...)
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return buf, err
+		}
+	}
 }
 
 // merge merges the record w.valid accepted into root.

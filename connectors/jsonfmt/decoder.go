@@ -35,6 +35,40 @@ const (
 	fallbackProbe     = 64
 )
 
+// decodeDamper is that damper. Its input is whether a columnar try
+// succeeded, not an emission's size, so it is not the output damper
+// (exec.Damper) fed ones and zeros.
+type decodeDamper struct {
+	fallbacks int // consecutive tries that fell back
+	skipped   int // batches sent to rows since backing off
+	backedOff bool
+}
+
+// try reports whether the next batch tries the columnar walk: always,
+// unless backed off, and then every fallbackProbe-th batch.
+func (d *decodeDamper) try() bool {
+	if !d.backedOff {
+		return true
+	}
+	d.skipped++
+	if d.skipped >= fallbackProbe {
+		d.skipped = 0
+		return true
+	}
+	return false
+}
+
+// succeeded records a columnar try that held: the damper reopens.
+func (d *decodeDamper) succeeded() { *d = decodeDamper{} }
+
+// fellBack records a columnar try that fell back to rows.
+func (d *decodeDamper) fellBack() {
+	d.fallbacks++
+	if d.fallbacks >= fallbackThreshold {
+		d.backedOff = true
+	}
+}
+
 // Reasons a record is bad, the keys of DecodeStats.Skipped.
 const (
 	ReasonMalformed = "malformed-json"
@@ -191,7 +225,7 @@ type Decoder struct {
 	opts   Options
 	root   *column
 	walk   walker
-	damper exec.Damper
+	damper decodeDamper
 	// tabbed is walkTabbed's copy of a document with newlines.
 	tabbed []byte
 	// lineBytes is the last DecodeLines batch's bytes per record, to size
@@ -213,8 +247,8 @@ func NewDecoder(mem memory.Allocator, schema *arrow.Schema, opts Options) (*Deco
 	}
 	root.setMem(decodeAllocator(mem))
 	return &Decoder{mem: mem, schema: schema, fields: schema.Fields(), opts: opts, root: root,
-		walk:   walker{failOnMissing: opts.FailOnMissing},
-		damper: exec.Damper{Threshold: fallbackThreshold, MinRows: 1, Probe: fallbackProbe}, skipped: map[string]int64{}}, nil
+		walk:    walker{failOnMissing: opts.FailOnMissing},
+		skipped: map[string]int64{}}, nil
 }
 
 // Schema is the decoded batches' schema.
@@ -283,7 +317,7 @@ func (d *Decoder) tryColumnar() bool {
 	if d.opts.RowOnly {
 		return false
 	}
-	if !d.damper.Try() {
+	if !d.damper.try() {
 		d.damperSkips.Add(1)
 		return false
 	}
@@ -294,14 +328,14 @@ func (d *Decoder) tryColumnar() bool {
 // is the answer (ok), rather than a fallback to the row decode.
 func (d *Decoder) columnarDone(res Result, ok bool) bool {
 	if ok {
-		d.damper.Observe(1)
-		d.backedOff.Store(d.damper.BackedOff())
+		d.damper.succeeded()
+		d.backedOff.Store(d.damper.backedOff)
 		d.colBatches.Add(1)
 		d.records.Add(int64(res.N))
 		return true
 	}
-	d.damper.Observe(0)
-	d.backedOff.Store(d.damper.BackedOff())
+	d.damper.fellBack()
+	d.backedOff.Store(d.damper.backedOff)
 	d.fallbacks.Add(1)
 	exec.Global.DecodeFallbacks.Add(1)
 	return false

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -147,13 +146,13 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		return err
 	}
 
-	live := map[int32]int64{} // partition -> max timestamp seen (ms), MinInt64 before any
+	var parts []int32
 	assign := map[int32]kgo.Offset{}
 	for p, off := range starts {
 		if cfg.bounded && off >= ends[p] {
 			continue // nothing to read up to the bounded end
 		}
-		live[p] = minTs
+		parts = append(parts, p)
 		assign[p] = kgo.NewOffset().At(off)
 	}
 	if len(assign) == 0 {
@@ -212,16 +211,30 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	}()
 
 	wm := exec.MinWatermark
-	active := map[int32]time.Time{} // when each partition last brought records
-	for p := range live {
-		active[p] = time.Now()
+	clocks := newPartitionClocks(parts, cfg.idle, time.Now()) // watermark.go
+	// The idle timeout is judged on a timer too: a partition goes idle,
+	// and the watermark moves on, while no record arrives anywhere.
+	idleTimer := time.NewTimer(time.Hour)
+	defer idleTimer.Stop()
+	rearm := func() {
+		idleTimer.Stop()
+		if d := clocks.nextIdle(time.Now()); d > 0 {
+			idleTimer.Reset(d)
+		}
 	}
-	for len(live) > 0 {
+	rearm()
+	for clocks.live() > 0 {
 		var r decoded
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case r = <-results:
+		case <-idleTimer.C:
+			if err := s.advance(ctx, out, clocks, &wm); err != nil {
+				return stopIsEnd(err)
+			}
+			rearm()
+			continue
 		}
 		if r.err != nil {
 			return r.err
@@ -245,26 +258,34 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 			s.emitted[r.p] = r.next
 			s.mu.Unlock()
 		}
-		if r.maxTs > live[r.p] {
-			live[r.p] = r.maxTs
-		}
-		if r.b != nil && r.b.Len() > 0 {
-			active[r.p] = time.Now()
-		}
+		clocks.observe(r.p, r.maxTs, r.b != nil && r.b.Len() > 0, time.Now())
 		if r.done {
-			delete(live, r.p)
+			clocks.end(r.p)
 		}
-		if w := watermark(withoutIdle(live, active, cfg.idle, time.Now())); w > wm && len(live) > 0 {
-			wm = w
-			if err := out.EmitWatermark(ctx, wm); err != nil {
-				if errors.Is(err, exec.ErrStop) {
-					return nil
-				}
-				return err
-			}
+		if err := s.advance(ctx, out, clocks, &wm); err != nil {
+			return stopIsEnd(err)
 		}
+		rearm()
 	}
 	return s.end(ctx, out)
+}
+
+// advance emits the partitions' watermark when it moved past *wm.
+func (s *Source) advance(ctx context.Context, out exec.Emitter, clocks *partitionClocks, wm *int64) error {
+	w, ok := clocks.watermark(time.Now())
+	if !ok || w <= *wm || clocks.live() == 0 {
+		return nil
+	}
+	*wm = w
+	return out.EmitWatermark(ctx, w)
+}
+
+// stopIsEnd turns a consumer's ErrStop into the source's normal end.
+func stopIsEnd(err error) error {
+	if errors.Is(err, exec.ErrStop) {
+		return nil
+	}
+	return err
 }
 
 // end emits the final watermark of a bounded scan and records that every
@@ -308,45 +329,12 @@ const minTs = -1 << 63
 // query's error (the graph's recover only covers Run's own goroutine).
 func recoverTo(ctx context.Context, results chan<- decoded, where string) {
 	if r := recover(); r != nil {
-		err := fmt.Errorf("internal error in %s: %v\n%s", where, r, debug.Stack())
+		err := exec.InternalError(where, r)
 		select {
 		case results <- decoded{err: err}:
 		case <-ctx.Done():
 		}
 	}
-}
-
-// withoutIdle drops from live the partitions that brought no record for
-// longer than idle ('scan.watermark.idle-timeout'), so an idle partition
-// does not stall the watermark; with idle 0 nothing is dropped. When every
-// partition is idle the watermark stays where it is.
-func withoutIdle(live map[int32]int64, active map[int32]time.Time, idle time.Duration, now time.Time) map[int32]int64 {
-	if idle <= 0 {
-		return live
-	}
-	out := make(map[int32]int64, len(live))
-	for p, ts := range live {
-		if now.Sub(active[p]) <= idle {
-			out[p] = ts
-		}
-	}
-	if len(out) == 0 {
-		return live
-	}
-	return out
-}
-
-// watermark is the min over live partitions of the max record timestamp
-// seen, in microseconds.
-func watermark(live map[int32]int64) int64 {
-	w := int64(exec.MaxWatermark)
-	for _, ts := range live {
-		if ts == minTs {
-			return exec.MinWatermark
-		}
-		w = min(w, ts)
-	}
-	return w * 1000
 }
 
 func emitEnd(ctx context.Context, out exec.Emitter) error {

@@ -421,47 +421,14 @@ func (a *Arith) firstError(lo, ro operand, valid *memory.Buffer, n int) error {
 	return nil
 }
 
-// intColumns runs one integer operation over the whole batch. Overflow is
-// accumulated branch-free and reported once (bad); division checks its
-// divisor because Go's integer division by zero panics.
+// intColumns runs one integer operation over the whole batch (intKernel).
+// Overflow is reported once (bad); a zero divisor's row is NULL
+// (maskZeroDivisors).
 func intColumns[T sint](mem memory.Allocator, op byte, lo, ro operand, n int) (*memory.Buffer, bool) {
 	x, mx := slice[T](lo)
 	y, my := slice[T](ro)
 	buf, out := newValues[T](mem, n)
-	var acc T
-	bad := false
-	switch op {
-	case '+':
-		for i := range out {
-			p, q := x[i&mx], y[i&my]
-			r := p + q
-			acc |= (p ^ r) & (q ^ r)
-			out[i] = r
-		}
-		bad = acc < 0
-	case '-':
-		for i := range out {
-			p, q := x[i&mx], y[i&my]
-			r := p - q
-			acc |= (p ^ q) & (p ^ r)
-			out[i] = r
-		}
-		bad = acc < 0
-	case '*':
-		for i := range out {
-			r, o := mulOvf(x[i&mx], y[i&my])
-			out[i] = r
-			bad = bad || o
-		}
-	default:
-		// A zero divisor is NULL (maskZeroDivisors): only overflow counts.
-		for i := range out {
-			r, st := intOp(op, x[i&mx], y[i&my])
-			out[i] = r
-			bad = bad || st == opOverflow
-		}
-	}
-	return buf, bad
+	return buf, intKernel(op, x, mx, y, my, out)
 }
 
 // isZero reports whether a non-NULL numeric value is zero.
@@ -538,28 +505,7 @@ func floatColumns(mem memory.Allocator, op byte, lo, ro operand, n int) *memory.
 	x, mx := slice[float64](lo)
 	y, my := slice[float64](ro)
 	buf, out := newValues[float64](mem, n)
-	switch op {
-	case '+':
-		for i := range out {
-			out[i] = x[i&mx] + y[i&my]
-		}
-	case '-':
-		for i := range out {
-			out[i] = x[i&mx] - y[i&my]
-		}
-	case '*':
-		for i := range out {
-			out[i] = x[i&mx] * y[i&my]
-		}
-	case '/':
-		for i := range out {
-			out[i] = x[i&mx] / y[i&my]
-		}
-	default:
-		for i := range out {
-			out[i] = math.Mod(x[i&mx], y[i&my])
-		}
-	}
+	floatKernel(op, x, mx, y, my, out)
 	return buf
 }
 

@@ -220,6 +220,7 @@ func evalBoth(t *testing.T, mem memory.Allocator, e Expr, rows []exec.Row) ([]an
 		}
 		t.Fatalf("%s: row error %v, columnar error %v", e, rowErr, colErr)
 	}
+	checkFused(t, mem, e, rec, got, rowErr)
 	if rowErr != nil {
 		if rowErr.Error() != colErr.Error() {
 			t.Fatalf("%s: different errors: row %q, columnar %q", e, rowErr, colErr)
@@ -250,7 +251,8 @@ func evalBoth(t *testing.T, mem memory.Allocator, e Expr, rows []exec.Row) ([]an
 	return got, nil
 }
 
-var batchSizes = []int{0, 1, 7, 1000}
+// batchSizes: 2500 rows are three fused chunks, the last one partial.
+var batchSizes = []int{0, 1, 7, 1000, 2500}
 
 // checkAgree runs e over every batch size, plus a sliced record (non-zero
 // array offsets) and an all-NULL batch.

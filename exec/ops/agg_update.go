@@ -55,8 +55,10 @@ func NewUpdatingAggregate(groupCols []int, aggs []AggSpec, out *arrow.Schema, me
 // Kind implements exec.Operator.
 func (u *UpdatingAggregate) Kind() string { return "updating_aggregate" }
 
-// Capabilities: rows in, rows out (see the type).
-func (u *UpdatingAggregate) Capabilities() exec.Capabilities { return exec.Capabilities{} }
+// Capabilities: rows in, rows out (see the type), each row with its kind.
+func (u *UpdatingAggregate) Capabilities() exec.Capabilities {
+	return exec.Capabilities{ChangelogOutput: true}
+}
 
 // Process folds the batch's rows and emits the changes they made.
 func (u *UpdatingAggregate) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) error {

@@ -18,9 +18,10 @@ import (
 // row, as in SQL WHERE).
 type Filter struct {
 	exec.Base
-	pred expr.Expr
-	mem  memory.Allocator
-	sel  []int32 // selection vector, reused across batches
+	pred  expr.Expr
+	fused *expr.Fused // the columnar path's evaluator of pred
+	mem   memory.Allocator
+	sel   []int32 // selection vector, reused across batches
 	// out is where the kept rows are gathered (see outputAllocator).
 	out     memory.Allocator
 	recycle *recycle.Allocator
@@ -28,16 +29,17 @@ type Filter struct {
 
 // NewFilter returns a filter on pred, which must be BOOLEAN.
 func NewFilter(pred expr.Expr, mem memory.Allocator) *Filter {
-	f := &Filter{pred: pred, mem: mem}
+	f := &Filter{pred: pred, mem: mem, fused: expr.NewFused(pred, mem)}
 	f.out, f.recycle = outputAllocator(mem)
 	return f
 }
 
-// Close hands the recycled output blocks back.
+// Close hands the recycled output blocks and the evaluator's scratch back.
 func (f *Filter) Close() {
 	if f.recycle != nil {
 		f.recycle.Close()
 	}
+	f.fused.Release()
 }
 
 // Kind implements exec.Operator.
@@ -77,26 +79,17 @@ func (f *Filter) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emi
 }
 
 // ProcessColumnar evaluates the predicate over the whole record into a
-// boolean mask, turns it into a selection vector and gathers the kept rows.
-// A batch kept whole is forwarded as is and a contiguous run is a
-// zero-copy slice.
+// selection vector (fused: no array per node, no boolean mask) and gathers
+// the kept rows. A batch kept whole is forwarded as is and a contiguous
+// run is a zero-copy slice.
 func (f *Filter) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) (bool, error) {
 	rec := b.Record()
-	m, err := f.pred.EvalColumnar(f.mem, rec)
+	sel, err := f.fused.Select(f.mem, rec, f.sel[:0])
 	if err != nil {
 		return false, fmt.Errorf("filter %s: %w", f.pred, err)
 	}
-	defer m.Release()
-	mask, ok := m.(*array.Boolean)
-	if !ok {
-		return false, fmt.Errorf("filter %s: predicate gave %s, not BOOLEAN", f.pred, m.DataType())
-	}
-	n := int(rec.NumRows())
-	if mask.Len() != n {
-		return false, fmt.Errorf("filter %s: predicate gave %d values for %d rows", f.pred, mask.Len(), n)
-	}
-	sel := selectTrue(mask, f.sel[:0])
 	f.sel = sel
+	n := int(rec.NumRows())
 	switch {
 	case len(sel) == 0:
 		return true, nil

@@ -26,6 +26,7 @@ type batchJoin struct {
 	plainKeys []int
 	nullAware bool
 	residual  expr.Expr
+	fused     *expr.Fused // the columnar path's evaluator of residual (nil: none)
 	out       *arrow.Schema
 	mem       memory.Allocator
 	kind      keyKind
@@ -92,6 +93,9 @@ func newBatchJoin(typ JoinType, nullAware bool, residual expr.Expr, out *arrow.S
 	j := batchJoin{typ: typ, nullAware: nullAware, residual: residual, out: out, mem: mem,
 		damper: exec.NewOutputDamper(), heldWM: exec.MinWatermark, pairChunk: joinPairChunk}
 	j.outMem, j.recycle = outputAllocator(mem)
+	if residual != nil {
+		j.fused = expr.NewFused(residual, mem)
+	}
 	return j
 }
 
@@ -331,6 +335,9 @@ func (j *batchJoin) releaseChunks() {
 func (j *batchJoin) Close() {
 	if j.recycle != nil {
 		j.recycle.Close()
+	}
+	if j.fused != nil {
+		j.fused.Release()
 	}
 	j.releaseChunks()
 	for _, p := range j.pending {

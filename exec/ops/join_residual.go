@@ -50,7 +50,18 @@ func (j *batchJoin) evalResidual(pb *probeBatch, lidx, ridx []int32, nulls bool)
 	}
 	rec := newPairRecord(j.outMem, j.mem, j.pairSchema, recordColumns(pb.rec), lidx, right, ridx)
 	defer rec.Release()
-	m, err := j.residual.EvalColumnar(j.mem, rec)
+	if !nulls {
+		// Only the TRUE pairs matter: the fused selection, no mask.
+		sel, err = j.fused.Select(j.mem, rec, sel)
+		if err == nil {
+			err = rec.err
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("join condition %s: %w", j.residual, err)
+		}
+		return sel, nsel, nil
+	}
+	m, err := j.fused.Eval(j.mem, rec)
 	if err == nil {
 		err = rec.err
 	}

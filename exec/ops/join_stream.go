@@ -171,17 +171,15 @@ func NewStreamJoin(spec StreamJoinSpec, mem memory.Allocator) *StreamJoin {
 func (j *StreamJoin) Kind() string { return "stream_join" }
 
 // Capabilities implements exec.Operator: append-only inputs are read from
-// their arrays, and an append-only INNER join can emit born columnar.
+// their arrays, and an append-only INNER join can emit born columnar; an
+// outer join's result (or one over a changelog input) carries row kinds,
+// which the planner's gate records as the reason it stays rows.
 func (j *StreamJoin) Capabilities() exec.Capabilities {
-	return exec.Capabilities{IngestsColumnar: true, EmitsColumnar: true}
+	return exec.Capabilities{IngestsColumnar: true, EmitsColumnar: true, ChangelogOutput: j.changelog}
 }
 
 // SetColumnarOutput implements exec.ColumnarOutputSetter.
 func (j *StreamJoin) SetColumnarOutput(on bool) { j.columnarOut = on && !j.changelog }
-
-// ChangelogOutput reports that the result carries row kinds, which the
-// planner's gate records as the reason it stays rows.
-func (j *StreamJoin) ChangelogOutput() bool { return j.changelog }
 
 // Type is the join type, for EXPLAIN.
 func (j *StreamJoin) Type() JoinType { return j.spec.Type }

@@ -19,7 +19,12 @@ import (
 type Kind struct {
 	Name string
 	New  func(mem memory.Allocator) exec.Operator
+	// Inputs is the sample's number of input ports (0 means one).
+	Inputs int
 }
+
+// Ports is the sample's number of input ports.
+func (k Kind) Ports() int { return max(k.Inputs, 1) }
 
 // SampleSchema is the input schema of the Kinds samples: (k BIGINT, s
 // VARCHAR, v BIGINT, f DOUBLE, t TIMESTAMP(3)), all nullable.
@@ -32,8 +37,10 @@ var SampleSchema = arrow.NewSchema([]arrow.Field{
 }, nil)
 
 // Kinds lists every operator kind of this package (VALUES is a source, not
-// an operator, and is not listed). Samples read SampleSchema; the filter
-// keeps every row whose v is not NULL.
+// an operator, and is not listed); the planner's agreement test adds the
+// exchange, and plan's TestEveryCapabilitiesImplementationIsChecked finds
+// every operator in the source and fails on one missing here. Samples read
+// SampleSchema; the filter keeps every row whose v is not NULL.
 func Kinds() []Kind {
 	joined := arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...), SampleSchema.Fields()...), nil)
 	aggOut := arrow.NewSchema([]arrow.Field{
@@ -42,65 +49,71 @@ func Kinds() []Kind {
 		{Name: "total", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	}, nil)
 	return []Kind{
-		{"filter", func(mem memory.Allocator) exec.Operator { return NewFilter(sampleNotNull{2}, mem) }},
+		{"filter", func(mem memory.Allocator) exec.Operator { return NewFilter(sampleNotNull{2}, mem) }, 1},
 		{"project", func(mem memory.Allocator) exec.Operator {
 			return NewProject([]expr.Expr{sampleCol{0}, sampleCol{2}},
 				arrow.NewSchema([]arrow.Field{SampleSchema.Field(0), SampleSchema.Field(2)}, nil), mem)
-		}},
-		{"limit", func(memory.Allocator) exec.Operator { return NewLimit(-1, 0) }},
-		{"union_all", func(memory.Allocator) exec.Operator { return NewUnionAll(2) }},
-		{"sort", func(mem memory.Allocator) exec.Operator { return NewSort([]SortKey{{Col: 0}}, -1, mem) }},
+		}, 1},
+		{"limit", func(memory.Allocator) exec.Operator { return NewLimit(-1, 0) }, 1},
+		{"union_all", func(memory.Allocator) exec.Operator { return NewUnionAll(2) }, 2},
+		{"sort", func(mem memory.Allocator) exec.Operator { return NewSort([]SortKey{{Col: 0}}, -1, mem) }, 1},
 		{"top_n", func(mem memory.Allocator) exec.Operator {
 			return NewSort([]SortKey{{Col: 2, Desc: true, NullsFirst: true}}, 5, mem)
-		}},
+		}, 1},
 		{"hash_aggregate", func(mem memory.Allocator) exec.Operator {
 			return NewHashAggregate([]int{0}, []AggSpec{
 				{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64},
 				{Func: "sum", Col: 2, Type: arrow.PrimitiveTypes.Int64},
 			}, aggOut, mem)
-		}},
+		}, 1},
 		{"hash_join", func(mem memory.Allocator) exec.Operator {
 			return NewHashJoin(Inner, []int{0}, []int{0}, joined, mem)
-		}},
+		}, 2},
+		{"nested_loop_join", func(mem memory.Allocator) exec.Operator {
+			return NewNestedLoopJoin(NestedLoopJoinSpec{Type: Inner, Out: joined}, mem)
+		}, 2},
 		{"stream_join", func(mem memory.Allocator) exec.Operator {
 			return NewStreamJoin(StreamJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0},
 				LeftOp: -1, RightOp: -1, Out: joined}, mem)
-		}},
+		}, 2},
+		{"set_op", func(mem memory.Allocator) exec.Operator {
+			return NewSetOp(Intersect, true, SampleSchema, mem)
+		}, 2},
 		{"watermark_assigner", func(mem memory.Allocator) exec.Operator {
 			return NewWatermarkAssigner(4, time.Second, mem)
-		}},
+		}, 1},
 		{"window_aggregate", func(mem memory.Allocator) exec.Operator {
 			return NewWindowAggregate(WindowSpec{Kind: Tumble, Size: time.Second}, 4, []int{0},
 				[]AggSpec{{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64}}, windowAggOut, mem)
-		}},
+		}, 1},
 		{"window_assign", func(mem memory.Allocator) exec.Operator {
 			return NewWindowAssign(WindowSpec{Kind: Tumble, Size: time.Second}, 4, windowAssignOut, mem)
-		}},
+		}, 1},
 		{"updating_aggregate", func(mem memory.Allocator) exec.Operator {
 			return NewUpdatingAggregate([]int{0}, []AggSpec{
 				{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64},
 				{Func: "sum", Col: 2, Type: arrow.PrimitiveTypes.Int64},
 			}, arrow.NewSchema(append(append([]arrow.Field{}, aggOut.Fields()...),
 				arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil), mem)
-		}},
+		}, 1},
 		{"updating_topn", func(memory.Allocator) exec.Operator {
 			return NewUpdatingTopN([]SortKey{{Col: 2, Desc: true, NullsFirst: true}}, 5, 1,
 				arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
 					arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil))
-		}},
+		}, 1},
 		{"window_funcs", func(mem memory.Allocator) exec.Operator {
 			return NewWindowFuncs(WindowFuncsSpec{PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 4}}, Funcs: []WindowFunc{
 				{Func: "row_number"},
 				{Func: "sum", Args: []int{2}, Frame: &Frame{Unit: FrameRows,
 					Start: FrameBound{Kind: OffsetPreceding, Offset: int64(2)}, End: FrameBound{Kind: CurrentRow}}},
 			}}, windowFuncsOut, mem)
-		}},
+		}, 1},
 		{"expand", func(mem memory.Allocator) exec.Operator {
 			return NewExpand([][]int{{0, 1}, {0}, {}}, []int{0, 1}, expandSampleOut, mem)
-		}},
+		}, 1},
 		{"collect", func(memory.Allocator) exec.Operator {
 			return NewCollect(func(context.Context, *exec.Batch) error { return nil })
-		}},
+		}, 1},
 	}
 }
 

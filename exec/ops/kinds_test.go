@@ -8,16 +8,6 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-func inputsOf(op exec.Operator) int {
-	switch o := op.(type) {
-	case *UnionAll:
-		return o.Inputs()
-	case *HashJoin:
-		return 2
-	}
-	return 1
-}
-
 // runKind feeds one batch per input through Dispatch and finishes every
 // input; it reports whether the columnar hook took every batch.
 func runKind(t *testing.T, mem memory.Allocator, k Kind, columnar bool) ([]exec.Row, bool) {
@@ -29,7 +19,7 @@ func runKind(t *testing.T, mem memory.Allocator, k Kind, columnar bool) ([]exec.
 	}
 	out := &capture{}
 	all := true
-	for in := 0; in < inputsOf(op); in++ {
+	for in := 0; in < k.Ports(); in++ {
 		b := makeBatches(t, mem, input{SampleSchema, sampleRows(40, true)}, 64, true)[0]
 		took, err := exec.Dispatch(t.Context(), op, columnar, in, b, out)
 		b.Release()
@@ -38,7 +28,7 @@ func runKind(t *testing.T, mem memory.Allocator, k Kind, columnar bool) ([]exec.
 		}
 		all = all && took
 	}
-	for in := 0; in < inputsOf(op); in++ {
+	for in := 0; in < k.Ports(); in++ {
 		if err := op.Finish(t.Context(), in, out); err != nil {
 			t.Fatalf("%s finish: %v", k.Name, err)
 		}
@@ -87,7 +77,7 @@ func TestKindsCapabilities(t *testing.T) {
 			}
 		})
 	}
-	for _, want := range []string{"filter", "project", "limit", "union_all", "sort", "top_n", "hash_aggregate", "hash_join", "updating_aggregate", "updating_topn", "collect", "window_funcs", "expand"} {
+	for _, want := range []string{"filter", "project", "limit", "union_all", "sort", "top_n", "hash_aggregate", "hash_join", "nested_loop_join", "stream_join", "set_op", "updating_aggregate", "updating_topn", "collect", "window_funcs", "expand"} {
 		if !seen[want] {
 			t.Errorf("Kinds() misses %q", want)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
+	"github.com/clink-sql/clink/exec/recycle"
 )
 
 // columnRef is how Project recognises a bare column reference so it can
@@ -24,9 +25,14 @@ type columnRef interface {
 type Project struct {
 	exec.Base
 	exprs []expr.Expr
+	fused []*expr.Fused // the columnar path's evaluators (nil: a column passed on)
 	out   *arrow.Schema
 	mem   memory.Allocator
-	err   error
+	// outMem is where the fused evaluators build their columns (see
+	// outputAllocator): they write every byte they hand out.
+	outMem  memory.Allocator
+	recycle *recycle.Allocator
+	err     error
 	// dictOut is out with the dictionary-encoded columns of the last batch
 	// that had any (passed through by reference; see exec.PlainType).
 	dictOut *arrow.Schema
@@ -34,11 +40,30 @@ type Project struct {
 
 // NewProject returns a projection of exprs into the columns of out.
 func NewProject(exprs []expr.Expr, out *arrow.Schema, mem memory.Allocator) *Project {
-	p := &Project{exprs: exprs, out: out, mem: mem}
+	p := &Project{exprs: exprs, out: out, mem: mem, fused: make([]*expr.Fused, len(exprs))}
 	if len(exprs) != out.NumFields() {
 		p.err = fmt.Errorf("project: %d expressions for %d output columns", len(exprs), out.NumFields())
 	}
+	p.outMem, p.recycle = outputAllocator(mem)
+	for c, e := range exprs {
+		if _, ok := e.(columnRef); !ok {
+			p.fused[c] = expr.NewFused(e, mem)
+			p.fused[c].SetOutput(p.outMem)
+		}
+	}
 	return p
+}
+
+// Close frees the evaluators' scratch and the recycled output blocks.
+func (p *Project) Close() {
+	for _, f := range p.fused {
+		if f != nil {
+			f.Release()
+		}
+	}
+	if p.recycle != nil {
+		p.recycle.Close()
+	}
 }
 
 // Kind implements exec.Operator.
@@ -97,7 +122,11 @@ func (p *Project) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out
 			a.Retain()
 		} else {
 			var err error
-			a, err = e.EvalColumnar(p.mem, rec)
+			if f := p.fused[c]; f != nil {
+				a, err = f.Eval(p.mem, rec)
+			} else {
+				a, err = e.EvalColumnar(p.mem, rec)
+			}
 			if err != nil {
 				return false, fmt.Errorf("project column %q (%s): %w", p.out.Field(c).Name, e, err)
 			}

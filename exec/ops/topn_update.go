@@ -78,8 +78,10 @@ func NewUpdatingTopN(keys []SortKey, limit, offset int64, out *arrow.Schema) *Up
 // Kind implements exec.Operator.
 func (t *UpdatingTopN) Kind() string { return "updating_topn" }
 
-// Capabilities: rows in, rows out (see the type).
-func (t *UpdatingTopN) Capabilities() exec.Capabilities { return exec.Capabilities{} }
+// Capabilities: rows in, rows out (see the type), each row with its kind.
+func (t *UpdatingTopN) Capabilities() exec.Capabilities {
+	return exec.Capabilities{ChangelogOutput: true}
+}
 
 // Keys are the sort keys, for EXPLAIN.
 func (t *UpdatingTopN) Keys() []SortKey { return t.keys }

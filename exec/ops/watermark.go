@@ -21,7 +21,9 @@ import (
 // A source that reads several partitions in one instance (Kafka) emits the
 // minimum over its partitions of their latest record times; the assigner
 // never runs ahead of that minus the delay, so a fast partition cannot make
-// a slow partition's records late. Sources without a clock of their own
+// a slow partition's records late, and with FollowSource it emits nothing
+// before the source's first watermark (a partition that has not produced
+// yet holds it back). Sources without a clock of their own
 // (Parquet) emit only the final MaxWatermark of a bounded input, which ends
 // event time.
 //
@@ -36,6 +38,11 @@ type WatermarkAssigner struct {
 	maxTS   int64 // microseconds
 	srcWM   int64 // the source's latest watermark, when it has one
 	srcSeen bool
+	// follow: the source keeps a clock per partition (FollowSource), so
+	// the assigner waits for it even before its first watermark: records
+	// of a partition that has not produced yet must not be made late by
+	// another partition's.
+	follow  bool
 	behind  int64 // records behind the watermark when they arrived (kept)
 	nullTS  int64
 	final   bool
@@ -47,6 +54,11 @@ func NewWatermarkAssigner(col int, delay time.Duration, mem memory.Allocator) *W
 	return &WatermarkAssigner{col: col, delay: delay.Microseconds(), mem: mem,
 		wm: exec.MinWatermark, maxTS: exec.MinWatermark, srcWM: exec.MinWatermark}
 }
+
+// FollowSource makes the source's own clock (its watermarks: the minimum
+// over its partitions) bound the assigner from the start: until the source
+// reports one, the assigner emits nothing.
+func (w *WatermarkAssigner) FollowSource() { w.follow = true }
 
 // Kind implements exec.Operator.
 func (w *WatermarkAssigner) Kind() string { return "watermark_assigner" }
@@ -195,8 +207,11 @@ func (w *WatermarkAssigner) advance(ctx context.Context, bmax int64, out exec.Em
 	if w.delay < 0 || next > w.maxTS { // a negative delay or an overflow: no clock
 		return nil
 	}
-	if w.srcSeen {
+	switch {
+	case w.srcSeen:
 		next = min(next, w.srcWM-w.delay)
+	case w.follow:
+		return nil // the source has not reported its partitions' clock yet
 	}
 	if next <= w.wm {
 		return nil

@@ -14,9 +14,10 @@ import (
 
 // WindowAggregate is GROUP BY keys over event-time windows (TUMBLE, HOP,
 // SESSION). It folds each batch into per-(window, key) state and fires a
-// window when the watermark passes its end: append-only output, each pane
-// once. Output: the group columns, the aggregates, then window_start,
-// window_end and window_time (= window_end - 1ms), all TIMESTAMP.
+// window when the watermark reaches its last millisecond (window_time =
+// end - 1ms, Flink's maxTimestamp): append-only output, each pane once.
+// Output: the group columns, the aggregates, then window_start, window_end
+// and window_time (= window_end - 1ms), all TIMESTAMP.
 //
 // A TUMBLE/HOP pane is a HashAggregate of its own, so the key hashing and
 // the typed aggregate state are the hash aggregate's: per batch a typed
@@ -209,7 +210,7 @@ func (w *WindowAggregate) ProcessColumnar(ctx context.Context, _ int, b *exec.Ba
 		ts := toMicros(int64(v), mul, div)
 		if w.spec.Kind == Tumble {
 			start := w.spec.lastStart(ts)
-			if start+size <= w.wm {
+			if w.fired(start + size) {
 				w.late++
 				continue
 			}
@@ -217,10 +218,13 @@ func (w *WindowAggregate) ProcessColumnar(ctx context.Context, _ int, b *exec.Ba
 			bp.rows = append(bp.rows, int32(i))
 			continue
 		}
+		if w.fired(w.spec.lastStart(ts) + size) {
+			w.late++ // every window of it fired: dropped, counted once
+			continue
+		}
 		w.spec.windowsOf(ts, func(start int64) {
-			if start+size <= w.wm {
-				w.late++
-				return
+			if w.fired(start + size) {
+				return // an earlier window of a record the later ones keep
 			}
 			bp := w.find(start)
 			bp.rows = append(bp.rows, int32(i))
@@ -275,9 +279,13 @@ func (w *WindowAggregate) Process(ctx context.Context, _ int, b *exec.Batch, out
 		if !ok {
 			return fmt.Errorf("window aggregate: row %d: time column holds %T", i, r[w.timeCol])
 		}
-		w.spec.windowsOf(toMicros(int64(v), mul, div), func(start int64) {
-			if start+size <= w.wm {
-				w.late++
+		ts := toMicros(int64(v), mul, div)
+		if w.fired(w.spec.lastStart(ts) + size) {
+			w.late++ // every window of it fired: dropped, counted once
+			continue
+		}
+		w.spec.windowsOf(ts, func(start int64) {
+			if w.fired(start + size) {
 				return
 			}
 			bp := w.find(start)
@@ -295,6 +303,11 @@ func (w *WindowAggregate) Process(ctx context.Context, _ int, b *exec.Batch, out
 	}
 	return nil
 }
+
+// fired reports whether the window ending at end (µs) has fired: as in
+// Flink, a window fires once the watermark reaches its last millisecond
+// (window_time, end - 1 ms), and a record of a fired window is late.
+func (w *WindowAggregate) fired(end int64) bool { return windowTime(end) <= w.wm }
 
 // OnWatermark fires every window the watermark passed, then forwards it:
 // the fired rows reach the consumer before the watermark that closed them.
@@ -328,8 +341,8 @@ func (w *WindowAggregate) Close() {
 	}
 }
 
-// fire emits the windows that end at or before wm, ordered by end then
-// start, as one emission.
+// fire emits the windows whose last millisecond is at or before wm,
+// ordered by end then start, as one emission.
 func (w *WindowAggregate) fire(ctx context.Context, wm int64, out exec.Emitter) error {
 	var parts []firePart
 	useCol := false
@@ -351,7 +364,7 @@ func (w *WindowAggregate) fire(ctx context.Context, wm int64, out exec.Emitter) 
 	} else {
 		var due []*pane
 		for _, p := range w.panes {
-			if p.end <= wm {
+			if windowTime(p.end) <= wm {
 				due = append(due, p)
 			}
 		}

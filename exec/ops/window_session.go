@@ -16,7 +16,7 @@ import (
 // The operator therefore keeps the input batches (retained, columnar or
 // rows) and, per key, the time and position of each pending event. When the
 // watermark passes, each key's events are ordered and cut into sessions
-// (a gap of at least Gap between consecutive events); the sessions that
+// (a gap of more than Gap between consecutive events); the sessions that
 // ended are gathered out of the kept batches with their bounds as two extra
 // group columns and folded by one HashAggregate, so the fold is the hash
 // aggregate's typed columnar one.
@@ -96,9 +96,24 @@ func (w *WindowAggregate) sessionKeys(in *arrow.Schema) error {
 	return nil
 }
 
-// sessionLate: an event whose lone session [ts, ts+gap) already ended.
-func (w *WindowAggregate) sessionLate(ts int64) bool {
-	return ts+w.spec.Gap.Microseconds() <= w.wm
+// sessionLate reports whether an event of key at ts is late. As in Flink,
+// lateness is judged against the session the event would merge into, not
+// its own window [ts, ts+gap): an event whose own window already fired is
+// kept when it touches a session of its key still open (one of the key's
+// pending events within the gap), and dropped otherwise.
+func (w *WindowAggregate) sessionLate(key int32, ts int64) bool {
+	gap := w.spec.Gap.Microseconds()
+	if !w.fired(ts + gap) {
+		return false
+	}
+	if ke := w.sess.byKey[key]; ke != nil {
+		for _, ev := range ke.evs {
+			if ev.ts-gap <= ts && ts <= ev.ts+gap {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sessionAdd keeps a columnar batch and indexes its events by key.
@@ -130,16 +145,16 @@ func (w *WindowAggregate) sessionAdd(b *exec.Batch, col *array.Timestamp, mul, d
 			continue
 		}
 		ts := toMicros(int64(v), mul, div)
-		if w.sessionLate(ts) {
+		var key int32
+		if ids != nil {
+			key = ids[i]
+		}
+		if w.sessionLate(key, ts) {
 			w.late++
 			continue
 		}
 		if h == nil {
 			id, h = s.hold(b)
-		}
-		var key int32
-		if ids != nil {
-			key = ids[i]
 		}
 		s.add(key, sessEvent{ts: ts, batch: id, row: int32(i)})
 		h.live++
@@ -166,10 +181,6 @@ func (w *WindowAggregate) sessionAddRows(b *exec.Batch, rows []exec.Row, mul, di
 			return fmt.Errorf("window aggregate: row %d: time column holds %T", i, r[w.timeCol])
 		}
 		ts := toMicros(int64(v), mul, div)
-		if w.sessionLate(ts) {
-			w.late++
-			continue
-		}
 		var key int32
 		if s.keys != nil {
 			for c, g := range w.groupCols {
@@ -181,6 +192,10 @@ func (w *WindowAggregate) sessionAddRows(b *exec.Batch, rows []exec.Row, mul, di
 			}
 			key = k
 		}
+		if w.sessionLate(key, ts) {
+			w.late++
+			continue
+		}
 		if h == nil {
 			id, h = s.hold(b)
 		}
@@ -191,14 +206,14 @@ func (w *WindowAggregate) sessionAddRows(b *exec.Batch, rows []exec.Row, mul, di
 }
 
 // sessionFire cuts every key's pending events into sessions, and folds and
-// removes the sessions that end at or before wm.
+// removes the sessions whose last millisecond is at or before wm.
 func (w *WindowAggregate) sessionFire(ctx context.Context, wm int64, useCol bool) ([]firePart, error) {
 	s := w.sess
 	gap := w.spec.Gap.Microseconds()
 	var touched []int32
 	fired := 0
 	for key, ke := range s.byKey {
-		if ke.minTS+gap > wm {
+		if windowTime(ke.minTS+gap) > wm {
 			continue // even its earliest event's session is still open
 		}
 		slices.SortFunc(ke.evs, func(a, b sessEvent) int {
@@ -215,12 +230,14 @@ func (w *WindowAggregate) sessionFire(ctx context.Context, wm int64, useCol bool
 		for i := 0; i < len(ke.evs); {
 			start, last := ke.evs[i].ts, ke.evs[i].ts
 			j := i + 1
-			for j < len(ke.evs) && ke.evs[j].ts < last+gap {
+			// Windows [ts, ts+gap) that touch merge, as Flink's do: an
+			// event exactly gap after the last one joins its session.
+			for j < len(ke.evs) && ke.evs[j].ts <= last+gap {
 				last = max(last, ke.evs[j].ts)
 				j++
 			}
 			end := last + gap
-			if end > wm {
+			if windowTime(end) > wm {
 				break
 			}
 			for _, ev := range ke.evs[i:j] {

@@ -152,7 +152,8 @@ func TestWindowHopAgrees(t *testing.T) {
 }
 
 // sessionsOf is the reference session assignment: per key, events sorted,
-// cut where the distance reaches gap.
+// cut where the distance exceeds gap (windows [ts, ts+gap) that touch
+// merge, as in Flink).
 func sessionsOf(rows []exec.Row, gap int64) map[string][2]int64 {
 	byKey := map[any][]int64{}
 	for _, r := range rows {
@@ -165,7 +166,7 @@ func sessionsOf(rows []exec.Row, gap int64) map[string][2]int64 {
 		sort.Slice(tss, func(i, j int) bool { return tss[i] < tss[j] })
 		for i := 0; i < len(tss); {
 			j := i + 1
-			for j < len(tss) && tss[j]-tss[j-1] < gap {
+			for j < len(tss) && tss[j]-tss[j-1] <= gap {
 				j++
 			}
 			for _, ts := range tss[i:j] {
@@ -246,14 +247,15 @@ func TestWindowFiresOnlyWhenWatermarkPasses(t *testing.T) {
 				exec.Row{int64(1), ms(1000), int64(5)},
 				exec.Row{int64(1), ms(9999), int64(7)},
 				exec.Row{int64(2), ms(12000), int64(1)})
-			// 9.999s: the window [0, 10s) is still open.
-			if err := w.OnWatermark(ctx, 9_999_000, out); err != nil {
+			// 9.998s: the window [0, 10s) is still open; its last
+			// millisecond is 9.999s, where Flink fires it.
+			if err := w.OnWatermark(ctx, 9_998_000, out); err != nil {
 				t.Fatal(err)
 			}
 			if len(out.batches) != 0 || w.OpenWindows() != 2 {
 				t.Fatalf("fired before the watermark passed: %d batches, %d windows", len(out.batches), w.OpenWindows())
 			}
-			if err := w.OnWatermark(ctx, 10_000_000, out); err != nil {
+			if err := w.OnWatermark(ctx, 9_999_000, out); err != nil {
 				t.Fatal(err)
 			}
 			got, col := out.rows()
@@ -264,8 +266,8 @@ func TestWindowFiresOnlyWhenWatermarkPasses(t *testing.T) {
 			if columnar != (col == 1) {
 				t.Errorf("columnar output %v, got %d columnar batches", columnar, col)
 			}
-			if len(out.wms) != 2 || out.wms[1] != 10_000_000 {
-				t.Errorf("watermarks forwarded %v, want [9999000 10000000]", out.wms)
+			if len(out.wms) != 2 || out.wms[1] != 9_999_000 {
+				t.Errorf("watermarks forwarded %v, want [9998000 9999000]", out.wms)
 			}
 			// A row of the fired window arriving now is late: dropped.
 			feed(t, mem, w, out, columnar, exec.Row{int64(1), ms(3000), int64(100)})
@@ -310,13 +312,13 @@ func TestWindowSessionMerges(t *testing.T) {
 			}
 			// ... joined by an event at 8s into one session [0s, 25s).
 			feed(t, mem, w, out, columnar, exec.Row{int64(1), ms(8000), int64(4)}, exec.Row{int64(2), ms(30000), int64(9)})
-			if err := w.OnWatermark(ctx, 24_999_000, out); err != nil {
+			if err := w.OnWatermark(ctx, 24_998_000, out); err != nil {
 				t.Fatal(err)
 			}
 			if len(out.batches) != 0 {
 				t.Fatalf("a session fired before its end")
 			}
-			if err := w.OnWatermark(ctx, 25_000_000, out); err != nil {
+			if err := w.OnWatermark(ctx, 24_999_000, out); err != nil {
 				t.Fatal(err)
 			}
 			got, _ := out.rows()
@@ -453,6 +455,47 @@ func TestWatermarkAssigner(t *testing.T) {
 			if a.Behind() != 1 || counter(a.Report(), "records behind the watermark (kept)") != 1 {
 				t.Errorf("behind %d, want 1", a.Behind())
 			}
+		})
+	}
+}
+
+// An assigner following a source with per-partition clocks emits nothing
+// before the source's first watermark (a partition that has not produced
+// yet may bring the oldest records), then never runs ahead of it.
+func TestWatermarkAssignerFollowsSource(t *testing.T) {
+	for _, columnar := range []bool{false, true} {
+		t.Run(fmt.Sprint("columnar=", columnar), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			ctx := context.Background()
+			a := NewWatermarkAssigner(1, 4*time.Second, mem)
+			a.FollowSource()
+			defer a.Close()
+			out := &capture{}
+			// One partition's minute of records: no watermark yet.
+			feed(t, mem, a, out, columnar, exec.Row{int64(1), ms(10_000), int64(1)}, exec.Row{int64(2), ms(59_000), int64(2)})
+			if len(out.wms) != 0 {
+				t.Fatalf("watermarks %v before the source reported its clock", out.wms)
+			}
+			// The other partition's first records (2 s) are not behind.
+			feed(t, mem, a, out, columnar, exec.Row{int64(3), ms(2000), int64(3)})
+			if a.Behind() != 0 {
+				t.Fatalf("%d records behind, want none", a.Behind())
+			}
+			// The source's clock (min over partitions, 2 s) bounds it.
+			if err := a.OnWatermark(ctx, 2_000_000, out); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.OnWatermark(ctx, 30_000_000, out); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Finish(ctx, 0, out); err != nil {
+				t.Fatal(err)
+			}
+			if want := []int64{-2_000_000, 26_000_000, exec.MaxWatermark}; fmt.Sprint(out.wms) != fmt.Sprint(want) {
+				t.Errorf("watermarks %v, want %v", out.wms, want)
+			}
+			out.rows()
 		})
 	}
 }

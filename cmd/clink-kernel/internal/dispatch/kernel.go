@@ -155,12 +155,14 @@ func (k *Kernel) handle(ch wire.Channel, m *wire.Message) {
 	defer k.publish(m, "status", map[string]string{"execution_state": "idle"})
 	defer func() {
 		if r := recover(); r != nil {
-			stack := string(debug.Stack())
-			k.log.Printf("%s: panic handling %s: %v\n%s", ch, m.Type(), r, stack)
+			// The stack goes to the kernel's log; the notebook gets a
+			// short message, not Go internals.
+			k.log.Printf("%s: panic handling %s: %v\n%s", ch, m.Type(), r, debug.Stack())
 			if strings.HasSuffix(m.Type(), "_request") {
+				msg := fmt.Sprintf("internal error: %v (details in the kernel log)", r)
 				content := map[string]any{
-					"status": "error", "ename": "InternalError", "evalue": fmt.Sprint(r),
-					"traceback": strings.Split(stack, "\n"),
+					"status": "error", "ename": "InternalError", "evalue": msg,
+					"traceback": []string{"InternalError: " + msg},
 				}
 				if ch == wire.Shell {
 					content["execution_count"] = k.count

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/clink-sql/clink/complete"
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/explain"
 )
@@ -82,31 +83,29 @@ func tables() []engine.TableInfo {
 	return []engine.TableInfo{{Name: "bid", Kind: "table", Schema: bid}, {Name: "person", Kind: "table", Schema: person}}
 }
 
-func TestComplete(t *testing.T) {
+// TestCompleteRequest: complete_request goes to the shared completer
+// (package complete tests its cases) with the protocol's cursor, absent
+// meaning the end; inside a quoted path no keyword is offered.
+func TestCompleteRequest(t *testing.T) {
 	pos := func(n int) *int { return &n }
-	cases := []struct {
+	for _, c := range []struct {
 		code   string
 		cursor *int
 		want   string
 		start  int
 	}{
 		{"SELECT * FROM b", nil, "bid", 14},
-		{"SELECT pr", nil, "preceding,precision,price,primary", 7}, // all tables' columns (none named); keywords in the prefix's case
 		{"SELECT na FROM person", pos(9), "name,nanosecond,natural", 7},
-		{"SELECT na FROM bid", pos(9), "nanosecond,natural", 7}, // only the named table's columns, and keywords
-		{"SELECT bid.p", nil, "bid.price", 7},
-		{"SELECT 'ü' FROM pe", nil, "person", 16}, // code points, not bytes
-		{"SELECT PR", pos(99), "PRECEDING,PRECISION,PRIMARY,price", 7},
-		{"SELECT upp", nil, "upper", 7},
-		// From the function registry: built-ins and count_char, a UDF.
-		{"SELECT count_c", nil, "count_char", 7},
-		{"SELECT regexp_ex", nil, "regexp_extract", 7},
-	}
-	for _, c := range cases {
-		got := completeCode(c.code, c.cursor, tables())
-		if strings.Join(got.matches, ",") != c.want || got.start != c.start {
-			t.Errorf("%q: got %v from %d, want %s from %d", c.code, got.matches, got.start, c.want, c.start)
+		{"SELECT bid.p", pos(99), "bid.price", 7},
+	} {
+		got := complete.Complete(c.code, cursorPos(c.cursor), tables())
+		if strings.Join(got.Matches, ",") != c.want || got.Start != c.start {
+			t.Errorf("%q: got %v from %d, want %s from %d", c.code, got.Matches, got.Start, c.want, c.start)
 		}
+	}
+	t.Chdir(t.TempDir())
+	if got := complete.Complete("SELECT * FROM 'sel", cursorPos(nil), tables()); len(got.Matches) != 0 || got.Start != 15 {
+		t.Errorf("in a quoted path of an empty directory: %v from %d, want nothing from 15", got.Matches, got.Start)
 	}
 }
 

@@ -45,11 +45,12 @@ func ReadConnectionFile(path string) (ConnectionInfo, error) {
 	return ci, nil
 }
 
-// endpoint is the ZeroMQ address of one port. For ipc, Jupyter names the
-// socket file "<ip>-<port>".
+// endpoint is the ZeroMQ address of one port, on the transports that
+// refuse oversized frames (guard.go). For ipc, Jupyter names the socket
+// file "<ip>-<port>".
 func (ci ConnectionInfo) endpoint(port int) string {
 	if ci.Transport == "ipc" {
-		return fmt.Sprintf("ipc://%s-%d", ci.IP, port)
+		return fmt.Sprintf("%s://%s-%d", guardedIPC, ci.IP, port)
 	}
-	return fmt.Sprintf("tcp://%s:%d", ci.IP, port)
+	return fmt.Sprintf("%s://%s:%d", guardedTCP, ci.IP, port)
 }

@@ -51,6 +51,9 @@ type Server struct {
 // Listen binds the five sockets of ci. On an error every socket already
 // bound is closed again, so the ports are free.
 func Listen(ctx context.Context, ci ConnectionInfo, logger *log.Logger) (*Server, error) {
+	if err := registerGuard(); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Server{
 		signer:  NewSigner([]byte(ci.Key), 0),

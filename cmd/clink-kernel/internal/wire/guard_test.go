@@ -1,0 +1,149 @@
+package wire
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// zmtpGreetingNull is a ZMTP 3.0 greeting with the NULL mechanism, as a
+// client sends it.
+func zmtpGreetingNull() []byte {
+	g := make([]byte, zmtpGreeting)
+	g[0], g[9] = 0xff, 0x7f
+	g[10], g[11] = 3, 0
+	copy(g[12:], "NULL")
+	return g
+}
+
+// readyDealer is the NULL mechanism's READY command of a DEALER socket,
+// which completes the handshake with a ROUTER or a REP: the frames that
+// follow reach the library's message reader.
+func readyDealer() []byte {
+	body := []byte{5, 'R', 'E', 'A', 'D', 'Y', 11}
+	body = append(body, "Socket-Type"...)
+	body = append(body, 0, 0, 0, 6)
+	body = append(body, "DEALER"...)
+	return append([]byte{flagCommand, byte(len(body))}, body...)
+}
+
+// longFrame is a frame header claiming size bytes.
+func longFrame(flags byte, size uint64) []byte {
+	h := make([]byte, 9)
+	h[0] = flags | flagLong
+	binary.BigEndian.PutUint64(h[1:], size)
+	return h
+}
+
+// Issue 19's repro: one frame header claiming 2^62 bytes (or 4 GB) killed
+// the kernel in go-zeromq's reader (makeslice: len out of range), on the
+// shell, control and heartbeat ports alike. Each claim now cuts only that
+// connection, before anything is allocated, and the kernel goes on
+// answering heartbeats.
+func TestOversizedFramesDoNotKillTheKernel(t *testing.T) {
+	ci := ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", ShellPort: freePort(t), ControlPort: freePort(t),
+		StdinPort: freePort(t), IOPubPort: freePort(t), HBPort: freePort(t)}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := Listen(ctx, ci, log.New(io.Discard, "", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	go srv.Heartbeat(ctx)
+
+	attacks := map[string][]byte{
+		"2^62 bytes":                 longFrame(0, 1<<62),
+		"4 GB":                       longFrame(0, 4<<30),
+		"2^64-1 bytes":               longFrame(flagCommand, ^uint64(0)),
+		"frames that add up too far": longFrame(flagMore, MaxMessageBytes/2+1),
+	}
+	for name, frame := range attacks {
+		for _, port := range []int{ci.ShellPort, ci.ControlPort, ci.HBPort} {
+			c, err := net.Dial("tcp", net.JoinHostPort(ci.IP, itoa(port)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Write(append(append(zmtpGreetingNull(), readyDealer()...), frame...)); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if name == "frames that add up too far" {
+				// The first half arrives in full; the second frame's
+				// header takes the message over the limit.
+				half := make([]byte, MaxMessageBytes/2+1)
+				_, _ = c.Write(half)
+				_, _ = c.Write(longFrame(0, MaxMessageBytes/2+1))
+			}
+			// The kernel cuts the connection: a read ends.
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			_, err = io.Copy(io.Discard, c)
+			if ne := (net.Error)(nil); errors.As(err, &ne) && ne.Timeout() {
+				t.Errorf("%s on port %d: the connection stayed open", name, port)
+			}
+			c.Close()
+		}
+	}
+	// The kernel lives: a heartbeat comes back.
+	req := zmq4.NewReq(ctx, zmq4.WithTimeout(5*time.Second))
+	defer req.Close()
+	if err := req.Dial("tcp://" + net.JoinHostPort(ci.IP, itoa(ci.HBPort))); err != nil {
+		t.Fatal(err)
+	}
+	if err := req.Send(zmq4.NewMsgString("ping")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := req.Recv()
+	if err != nil || len(m.Frames) != 1 || string(m.Frames[0]) != "ping" {
+		t.Fatalf("heartbeat: %v %v", m, err)
+	}
+}
+
+// A well-formed stream passes the guard byte for byte, whatever the read
+// sizes.
+func TestFrameGuardPassesValidFrames(t *testing.T) {
+	var stream []byte
+	stream = append(stream, zmtpGreetingNull()...)
+	stream = append(stream, flagCommand, 5, 'R', 'E', 'A', 'D', 'Y')
+	stream = append(stream, flagMore, 3, 'a', 'b', 'c')
+	stream = append(stream, longFrame(0, 300)...)
+	stream = append(stream, make([]byte, 300)...)
+	stream = append(stream, 0, 0) // an empty frame
+	for _, piece := range []int{1, 2, 7, 64, 1000} {
+		g := newFrameGuard(nil, 1000)
+		for i := 0; i < len(stream); i += piece {
+			if err := g.scan(stream[i:min(i+piece, len(stream))]); err != nil {
+				t.Fatalf("piece %d at %d: %v", piece, i, err)
+			}
+		}
+		if g.state != inFlags || g.message != 0 {
+			t.Fatalf("piece %d: ends in state %d with %d message bytes", piece, g.state, g.message)
+		}
+	}
+	g := newFrameGuard(nil, 1000)
+	over := append(append(zmtpGreetingNull(), flagMore, 200), make([]byte, 200)...)
+	over = append(over, longFrame(0, 801)...)
+	var tooLarge *FrameTooLargeError
+	if err := g.scan(over); !errors.As(err, &tooLarge) || tooLarge.Size != 1001 {
+		t.Fatalf("a message of 1001 bytes under a limit of 1000: %v", err)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
