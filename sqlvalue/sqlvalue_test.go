@@ -238,3 +238,36 @@ func TestIsNullUntyped(t *testing.T) {
 		t.Errorf("typed: IsNull = %v, %v; want false, true", IsNull(typed, 0), IsNull(typed, 1))
 	}
 }
+
+// TestDisplay: SQL NULL and the string 'NULL' read differently, and a
+// quoted display is never the display of another value.
+func TestDisplay(t *testing.T) {
+	cases := []struct {
+		s    string
+		null bool
+		want string
+	}{
+		{"", true, "NULL"},
+		{"NULL", false, "'NULL'"},
+		{"null", false, "'null'"},
+		{"'NULL'", false, "'''NULL'''"},
+		{"it's", false, "it's"},
+		{"x", false, "x"},
+		{"", false, ""},
+	}
+	seen := map[string]string{}
+	for _, c := range cases {
+		got := Display(c.s, c.null)
+		if got != c.want {
+			t.Errorf("Display(%q, %v) = %q, want %q", c.s, c.null, got, c.want)
+		}
+		key := c.s
+		if c.null {
+			key = "<null>"
+		}
+		if prev, dup := seen[got]; dup {
+			t.Errorf("%q shown as %q, as %q is", key, got, prev)
+		}
+		seen[got] = key
+	}
+}

@@ -126,13 +126,14 @@ func (s *tableSink) rowCells(cols []arrow.Array, i int) []string {
 	return row
 }
 
-// cell renders value i of column c for the table (NULL for SQL NULL).
+// cell renders value i of column c for the table: NULL for SQL NULL, the
+// string 'NULL' quoted (sqlvalue.Display, the kernel's rule too).
 func (s *tableSink) cell(c int, col arrow.Array, i int) string {
 	if sqlvalue.IsNull(col, i) {
-		return "NULL"
+		return sqlvalue.NullText
 	}
 	s.buf = s.fns[c](col, i, s.buf[:0])
-	return string(s.buf)
+	return sqlvalue.Display(string(s.buf), false)
 }
 
 func (s *tableSink) border(out []byte) []byte {

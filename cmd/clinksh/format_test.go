@@ -331,3 +331,33 @@ func TestTimeOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestTableNullDistinctFromString: SQL NULL prints bare, the string 'NULL'
+// quoted, in the table format (the kernel's text tables follow one rule).
+func TestTableNullDistinctFromString(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	rec, err := exec.EncodeRows(mem, schema, []exec.Row{{"NULL"}, {nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := exec.NewColumnarBatch(rec)
+	defer b.Release()
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	sink := newSink(formatTable, sinkOptions{out: w, mem: mem, maxRows: 10})
+	if err := sink.Columns(schema, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.finish(nil); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, "| 'NULL' |") || !strings.Contains(got, "| NULL   |") {
+		t.Fatalf("NULL and 'NULL' not told apart:\n%s", got)
+	}
+}

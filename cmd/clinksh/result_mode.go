@@ -163,11 +163,11 @@ func (t *tableModeSink) cellsLocked(n int) ([][]string, error) {
 		for c, fn := range fns {
 			col := rec.Column(c)
 			if sqlvalue.IsNull(col, i) {
-				row[c] = "NULL"
+				row[c] = sqlvalue.NullText
 				continue
 			}
 			buf = fn(col, i, buf[:0])
-			row[c] = string(buf)
+			row[c] = sqlvalue.Display(string(buf), false)
 		}
 		cells[i] = row
 	}

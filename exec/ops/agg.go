@@ -430,36 +430,85 @@ func (h *HashAggregate) Close() {
 }
 
 // appendRowsFromArr appends arr's values at rows to a builder of the same
-// type: a typed loop for the common key types without nulls, instead of a
-// type switch per value (a new group's key cost more than its hash table
-// insert in a final aggregate, where most rows make a group).
+// type: a typed loop for the common key types, instead of a type switch
+// per value (a new group's key cost more than its hash table insert in a
+// final aggregate, where most rows make a group).
 func appendRowsFromArr(b array.Builder, arr arrow.Array, rows []int32) {
 	if len(rows) == 0 {
 		return
 	}
-	if arr.NullN() == 0 {
-		switch bb := b.(type) {
-		case *array.Int64Builder:
-			if a, ok := arr.(*array.Int64); ok {
-				vals := a.Int64Values()
-				bb.Reserve(len(rows))
-				for _, r := range rows {
-					bb.UnsafeAppend(vals[r])
-				}
-				return
-			}
-		case *array.StringBuilder:
-			if a, ok := arr.(*array.String); ok {
-				bb.Reserve(len(rows))
-				for _, r := range rows {
+	switch bb := b.(type) {
+	case *array.Int64Builder:
+		if a, ok := arr.(*array.Int64); ok {
+			appendRowsTyped(bb, a.Int64Values(), arr, rows)
+			return
+		}
+	case *array.Int32Builder:
+		if a, ok := arr.(*array.Int32); ok {
+			appendRowsTyped(bb, a.Int32Values(), arr, rows)
+			return
+		}
+	case *array.Date32Builder:
+		if a, ok := arr.(*array.Date32); ok {
+			appendRowsTyped(bb, a.Date32Values(), arr, rows)
+			return
+		}
+	case *array.TimestampBuilder:
+		if a, ok := arr.(*array.Timestamp); ok {
+			appendRowsTyped(bb, a.TimestampValues(), arr, rows)
+			return
+		}
+	case *array.Float64Builder:
+		if a, ok := arr.(*array.Float64); ok {
+			appendRowsTyped(bb, a.Float64Values(), arr, rows)
+			return
+		}
+	case *array.Decimal128Builder:
+		if a, ok := arr.(*array.Decimal128); ok {
+			appendRowsTyped(bb, a.Values(), arr, rows)
+			return
+		}
+	case *array.StringBuilder:
+		if a, ok := arr.(*array.String); ok {
+			bb.Reserve(len(rows))
+			nulls := a.NullN() > 0
+			for _, r := range rows {
+				if nulls && a.IsNull(int(r)) {
+					bb.AppendNull()
+				} else {
 					bb.Append(a.Value(int(r)))
 				}
-				return
 			}
+			return
 		}
 	}
 	for _, r := range rows {
 		appendFromArr(b, arr, int(r))
+	}
+}
+
+// typedBuilder is the part of Arrow's fixed-width builders that
+// appendRowsTyped uses.
+type typedBuilder[T any] interface {
+	Reserve(n int)
+	UnsafeAppend(v T)
+	UnsafeAppendBoolToBitmap(valid bool)
+}
+
+func appendRowsTyped[T any](b typedBuilder[T], vals []T, arr arrow.Array, rows []int32) {
+	b.Reserve(len(rows))
+	if arr.NullN() == 0 {
+		for _, r := range rows {
+			b.UnsafeAppend(vals[r])
+		}
+		return
+	}
+	for _, r := range rows {
+		if arr.IsNull(int(r)) {
+			b.UnsafeAppendBoolToBitmap(false)
+		} else {
+			b.UnsafeAppend(vals[r])
+		}
 	}
 }
 

@@ -273,13 +273,34 @@ func (m *minMaxAcc) build(mem memory.Allocator, n int) (arrow.Array, error) {
 	b := array.NewBuilder(mem, m.typ)
 	defer b.Release()
 	b.Reserve(n)
-	if ib, ok := b.(*array.Int64Builder); ok {
-		// The common case without boxing.
-		for g := 0; g < n; g++ {
-			if m.set[g] {
-				ib.UnsafeAppend(m.ints[g])
+	// The common types without boxing (a final aggregate builds a value
+	// per group, often as many as it had rows).
+	set := m.set[:n]
+	switch bb := b.(type) {
+	case *array.Int64Builder:
+		buildMinMax(bb, set, m.ints, func(v int64) int64 { return v })
+		return b.NewArray(), nil
+	case *array.Int32Builder:
+		buildMinMax(bb, set, m.ints, func(v int64) int32 { return int32(v) })
+		return b.NewArray(), nil
+	case *array.Date32Builder:
+		buildMinMax(bb, set, m.ints, func(v int64) arrow.Date32 { return arrow.Date32(v) })
+		return b.NewArray(), nil
+	case *array.TimestampBuilder:
+		buildMinMax(bb, set, m.ints, func(v int64) arrow.Timestamp { return arrow.Timestamp(v) })
+		return b.NewArray(), nil
+	case *array.Float64Builder:
+		buildMinMax(bb, set, m.floats, func(v float64) float64 { return v })
+		return b.NewArray(), nil
+	case *array.Decimal128Builder:
+		buildMinMax(bb, set, m.decs, func(v decimal128.Num) decimal128.Num { return v })
+		return b.NewArray(), nil
+	case *array.StringBuilder:
+		for g, ok := range set {
+			if ok {
+				bb.Append(m.strs[g])
 			} else {
-				ib.AppendNull()
+				bb.AppendNull()
 			}
 		}
 		return b.NewArray(), nil
@@ -290,6 +311,18 @@ func (m *minMaxAcc) build(mem memory.Allocator, n int) (arrow.Array, error) {
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// buildMinMax appends each group's state, converted to the column's type,
+// or NULL for a group that saw no value; b has room for every group.
+func buildMinMax[S, T any](b typedBuilder[T], set []bool, state []S, conv func(S) T) {
+	for g, ok := range set {
+		if ok {
+			b.UnsafeAppend(conv(state[g]))
+		} else {
+			b.UnsafeAppendBoolToBitmap(false)
+		}
+	}
 }
 
 func b2i(b bool) int64 {

@@ -62,6 +62,26 @@ func (t *int64Table) get(k int64) (int32, bool) {
 	}
 }
 
+// findOrInsert returns the key's id, adding it with id next when it is
+// missing (inserted reports that): one probe where get then put take two.
+func (t *int64Table) findOrInsert(k int64, next int32) (id int32, inserted bool) {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	mask := len(t.keys) - 1
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		id := t.ids[i]
+		if id == 0 {
+			t.keys[i], t.ids[i] = k, next+1
+			t.n++
+			return next, true
+		}
+		if t.keys[i] == k {
+			return id - 1, false
+		}
+	}
+}
+
 // put adds a key that is not in the table.
 func (t *int64Table) put(k int64, id int32) {
 	if 2*(t.n+1) > len(t.keys) { // keep the load under one half

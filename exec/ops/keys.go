@@ -13,25 +13,34 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// keyKind selects the hash table layout. A single BIGINT or VARCHAR key is
-// by far the common GROUP BY / join shape, and a map keyed by the value
-// itself skips encoding; every other shape encodes the key into bytes.
-type keyKind int
+// keyKind selects the hash table layout: a key of fixed-width columns that
+// packs into one or two 64-bit words (see keyLayout) is looked up as
+// integers, a single VARCHAR by its bytes, and every other shape by its
+// general byte encoding (appendKeyValue / keyEncoder).
+type keyKind struct {
+	shape  keyShape
+	layout *keyLayout // shapePacked
+}
+
+type keyShape uint8
 
 const (
-	keyInt64 keyKind = iota
-	keyString
-	keyGeneral
+	shapeGeneral keyShape = iota
+	shapeString
+	shapePacked
+)
+
+var (
+	keyString  = keyKind{shape: shapeString}
+	keyGeneral = keyKind{shape: shapeGeneral}
 )
 
 func chooseKeyKind(types []arrow.DataType) keyKind {
-	if len(types) == 1 {
-		switch exec.PlainType(types[0]).ID() {
-		case arrow.INT64:
-			return keyInt64
-		case arrow.STRING:
-			return keyString
-		}
+	if len(types) == 1 && exec.PlainType(types[0]).ID() == arrow.STRING {
+		return keyString
+	}
+	if l := newKeyLayout(types); l != nil {
+		return keyKind{shape: shapePacked, layout: l}
 	}
 	return keyGeneral
 }
@@ -39,21 +48,28 @@ func chooseKeyKind(types []arrow.DataType) keyKind {
 // keyIndex maps key values to dense ids 0..n-1. The row path and the
 // columnar path use the same table (an operator may see both kinds of
 // batch), so both encodings of a key must agree: the general encoding is
-// defined on row-form values and the typed array cases reproduce it.
+// defined on row-form values and the typed array cases reproduce it, and
+// a packed key packs the same bits from a value as from its array.
 type keyIndex struct {
 	kind keyKind
 	// nullKeys: a NULL key is a key (GROUP BY) rather than a non-match
 	// (equi-join). For several columns, any NULL component decides.
 	nullKeys bool
-	ints     *int64Table
-	strs     map[string]int32
-	gen      map[string]int32
-	nullID   int32
-	n        int32
-	buf      []byte
-	// arena holds the bytes of the VARCHAR keys the table owns, in blocks
-	// (see own): one allocation per block instead of one per key.
-	arena []byte
+	ints     *int64Table // shapePacked, one word
+	pairs    *pairTable  // shapePacked, two words
+	// gen holds the general encodings: every key of shapeGeneral, and the
+	// keys of shapePacked that spill. strs holds shapeString's keys, as
+	// their bytes.
+	gen    *bytesTable
+	strs   *bytesTable
+	nullID int32 // shapeString's NULL key
+	n      int32
+	buf    []byte
+
+	// Per-batch scratch of the columnar paths.
+	enc    keyEncoder
+	w0, w1 []uint64
+	spill  []bool
 
 	// The last dictionary seen in a dictionary-encoded VARCHAR key column
 	// (retained, so its memory cannot come back as another dictionary) and
@@ -64,13 +80,15 @@ type keyIndex struct {
 
 func newKeyIndex(kind keyKind, nullKeys bool) *keyIndex {
 	k := &keyIndex{kind: kind, nullKeys: nullKeys, nullID: -1}
-	switch kind {
-	case keyInt64:
-		k.ints = newInt64Table()
-	case keyString:
-		k.strs = make(map[string]int32)
-	default:
-		k.gen = make(map[string]int32)
+	switch kind.shape {
+	case shapePacked:
+		if kind.layout.words == 1 {
+			k.ints = newInt64Table()
+		} else {
+			k.pairs = newPairTable()
+		}
+	case shapeString:
+		k.strs = newBytesTable()
 	}
 	return k
 }
@@ -82,59 +100,17 @@ func (k *keyIndex) len() int { return int(k.n) }
 // inserting it when insert is set (onNew(row) is called for the row that
 // created an id), or -1 for a missing key or a NULL that is no key.
 func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int32, onNew func(row int)) ([]int32, error) {
-	ids = ids[:0]
-	switch k.kind {
-	case keyInt64:
-		a, ok := cols[0].(*array.Int64)
-		if !ok {
-			return nil, fmt.Errorf("key column is %s, expected BIGINT", cols[0].DataType())
+	ids = growTo(ids[:0], n)[:n]
+	for _, c := range cols {
+		if c.Len() < n {
+			return nil, fmt.Errorf("key column has %d rows, want %d", c.Len(), n)
 		}
-		vals := a.Int64Values()
-		nulls := a.NullN() > 0
-		for i := 0; i < n; i++ {
-			if nulls && a.IsNull(i) {
-				ids = append(ids, k.null(insert, onNew, i))
-				continue
-			}
-			v := vals[i]
-			id, found := k.ints.get(v)
-			if !found {
-				id = -1
-				if insert {
-					id = k.n
-					k.n++
-					k.ints.put(v, id)
-					if onNew != nil {
-						onNew(i)
-					}
-				}
-			}
-			ids = append(ids, id)
-		}
-	case keyString:
+	}
+	if k.kind.shape == shapeString {
 		if d, ok := cols[0].(*array.Dictionary); ok {
 			return k.idsDict(d, n, insert, ids, onNew)
 		}
-		a, ok := cols[0].(*array.String)
-		if !ok {
-			return nil, fmt.Errorf("key column is %s, expected VARCHAR", cols[0].DataType())
-		}
-		nulls := a.NullN() > 0
-		for i := 0; i < n; i++ {
-			if nulls && a.IsNull(i) {
-				ids = append(ids, k.null(insert, onNew, i))
-				continue
-			}
-			// Value aliases Arrow memory: look up without copying, clone
-			// only what the map keeps.
-			v := a.Value(i)
-			id, found := k.strs[v]
-			if !found {
-				id = k.addStr(v, insert, onNew, i)
-			}
-			ids = append(ids, id)
-		}
-	default:
+	} else {
 		for _, c := range cols {
 			if d, ok := c.(*array.Dictionary); ok {
 				if err := checkCodes(d, n); err != nil {
@@ -142,23 +118,146 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 				}
 			}
 		}
+	}
+	switch k.kind.shape {
+	case shapePacked:
+		k.idsPacked(cols, n, insert, ids, onNew)
+	case shapeString:
+		a, ok := cols[0].(*array.String)
+		if !ok {
+			return nil, fmt.Errorf("key column is %s, expected VARCHAR", cols[0].DataType())
+		}
+		nulls := a.NullN() > 0
+		t := k.strs
 		for i := 0; i < n; i++ {
-			buf := k.buf[:0]
-			isNull := false
-			for _, c := range cols {
-				var null bool
-				buf, null = appendKeyArr(buf, c, i)
-				isNull = isNull || null
-			}
-			k.buf = buf
-			if isNull && !k.nullKeys {
-				ids = append(ids, -1)
+			if nulls && a.IsNull(i) {
+				ids[i] = k.null(insert, onNew, i)
 				continue
 			}
-			ids = append(ids, k.lookupGen(buf, insert, onNew, i))
+			// Value aliases Arrow memory: the table copies what it keeps.
+			ids[i] = k.lookup(t, a.Value(i), insert, onNew, i)
+		}
+	default:
+		anyNull := k.enc.encode(cols, n)
+		for i := 0; i < n; i++ {
+			if anyNull && k.enc.nulls[i] && !k.nullKeys {
+				ids[i] = -1
+				continue
+			}
+			ids[i] = k.lookupGen(k.enc.row(i), insert, onNew, i)
 		}
 	}
 	return ids, nil
+}
+
+// idsPacked is idsColumnar for a packed key: the batch's keys are packed
+// column by column, then looked up as words.
+func (k *keyIndex) idsPacked(cols []arrow.Array, n int, insert bool, ids []int32, onNew func(row int)) {
+	l := k.kind.layout
+	k.spill = growTo(k.spill[:0], n)[:n]
+	clear(k.spill)
+	var w0, w1 []uint64
+	if a, ok := cols[0].(*array.Int64); ok && len(l.cols) == 1 {
+		// One BIGINT: its values are the words.
+		vals := a.Int64Values()[:n]
+		w0 = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(vals))), n)
+		if a.NullN() > 0 {
+			for i := range n {
+				k.spill[i] = a.IsNull(i)
+			}
+		}
+	} else {
+		k.w0 = growTo(k.w0[:0], n)[:n]
+		clear(k.w0)
+		w0 = k.w0
+		if l.words == 2 {
+			k.w1 = growTo(k.w1[:0], n)[:n]
+			clear(k.w1)
+			w1 = k.w1
+		}
+		l.packBatch(cols, n, w0, w1, k.spill)
+	}
+	spill := k.spill
+	if l.words == 1 {
+		t := k.ints
+		for i, w := range w0 {
+			if spill[i] {
+				ids[i] = k.spilled(cols, i, insert, onNew)
+				continue
+			}
+			if !insert {
+				ids[i], _ = t.get(int64(w))
+				continue
+			}
+			id, isNew := t.findOrInsert(int64(w), k.n)
+			if isNew {
+				k.n++
+				if onNew != nil {
+					onNew(i)
+				}
+			}
+			ids[i] = id
+		}
+		return
+	}
+	t := k.pairs
+	for i, w := range w0 {
+		if spill[i] {
+			ids[i] = k.spilled(cols, i, insert, onNew)
+			continue
+		}
+		if !insert {
+			ids[i], _ = t.get(w, w1[i])
+			continue
+		}
+		id, isNew := t.findOrInsert(w, w1[i], k.n)
+		if isNew {
+			k.n++
+			if onNew != nil {
+				onNew(i)
+			}
+		}
+		ids[i] = id
+	}
+}
+
+// spilled looks up row i of a packed key that did not pack by its general
+// encoding.
+func (k *keyIndex) spilled(cols []arrow.Array, i int, insert bool, onNew func(int)) int32 {
+	buf := k.buf[:0]
+	isNull := false
+	for _, c := range cols {
+		var null bool
+		buf, null = appendKeyArr(buf, c, i)
+		isNull = isNull || null
+	}
+	k.buf = buf
+	if isNull && !k.nullKeys {
+		return -1
+	}
+	return k.lookupGen(unsafe.String(unsafe.SliceData(buf), len(buf)), insert, onNew, i)
+}
+
+// lookup finds key v in t, adding it when insert is set.
+func (k *keyIndex) lookup(t *bytesTable, v string, insert bool, onNew func(int), row int) int32 {
+	h := t.hash(v)
+	if id := t.find(v, h); id >= 0 || !insert {
+		return id
+	}
+	id := k.n
+	k.n++
+	t.insert(v, h, id)
+	if onNew != nil {
+		onNew(row)
+	}
+	return id
+}
+
+func (k *keyIndex) lookupGen(v string, insert bool, onNew func(int), row int) int32 {
+	if k.gen == nil {
+		k.gen = newBytesTable()
+	}
+	return k.lookup(k.gen, v, insert, onNew, row)
 }
 
 // idsDict is idsColumnar's VARCHAR case for a dictionary-encoded column:
@@ -176,11 +275,6 @@ func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32,
 		}
 		d.Retain()
 		k.dict = d
-		if len(k.strs) == 0 && vals.Len() > 8 {
-			// Most of a first dictionary's entries become keys: size the
-			// table once instead of growing it entry by entry.
-			k.strs = make(map[string]int32, vals.Len())
-		}
 		k.dictIDs = growTo(k.dictIDs[:0], vals.Len())
 		for i := range k.dictIDs {
 			k.dictIDs[i] = -1
@@ -195,7 +289,7 @@ func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32,
 	nulls := a.NullN() > 0
 	for i := 0; i < n; i++ {
 		if nulls && a.IsNull(i) {
-			ids = append(ids, k.null(insert, onNew, i))
+			ids[i] = k.null(insert, onNew, i)
 			continue
 		}
 		var c int
@@ -208,23 +302,18 @@ func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32,
 			return nil, fmt.Errorf("dictionary code %d out of range (dictionary has %d values)", c, len(memo))
 		}
 		if id := memo[c]; id >= 0 {
-			ids = append(ids, id)
+			ids[i] = id
 			continue
 		}
 		if vals.IsNull(c) {
-			ids = append(ids, k.null(insert, onNew, i))
+			ids[i] = k.null(insert, onNew, i)
 			continue
 		}
-		v := vals.Value(c)
-		id, found := k.strs[v]
-		if !found {
-			if id = k.addStr(v, insert, onNew, i); id < 0 {
-				ids = append(ids, -1)
-				continue
-			}
+		id := k.lookup(k.strs, vals.Value(c), insert, onNew, i)
+		if id >= 0 {
+			memo[c] = id
 		}
-		memo[c] = id
-		ids = append(ids, id)
+		ids[i] = id
 	}
 	return ids, nil
 }
@@ -242,40 +331,6 @@ func checkCodes(a *array.Dictionary, n int) error {
 		}
 	}
 	return nil
-}
-
-// addStr is a VARCHAR key's miss: it is added (a copy: v may alias Arrow
-// memory) when insert is set, else -1.
-func (k *keyIndex) addStr(v string, insert bool, onNew func(row int), row int) int32 {
-	if !insert {
-		return -1
-	}
-	id := k.n
-	k.n++
-	k.strs[k.own(v)] = id
-	if onNew != nil {
-		onNew(row)
-	}
-	return id
-}
-
-// arenaBlock is the size of a key arena block; a longer key gets a block
-// of its own.
-const arenaBlock = 64 << 10
-
-// own copies v into the table's arena (v may alias Arrow memory). A block
-// is never written again where a key was copied, so the strings stay
-// valid for the table's life.
-func (k *keyIndex) own(v string) string {
-	if len(v) == 0 {
-		return ""
-	}
-	if len(v) > cap(k.arena)-len(k.arena) {
-		k.arena = make([]byte, 0, max(arenaBlock, len(v)))
-	}
-	start := len(k.arena)
-	k.arena = append(k.arena, v...)
-	return unsafe.String(&k.arena[start], len(v))
 }
 
 // release lets go of the remembered dictionary.
@@ -300,47 +355,11 @@ func (k *keyIndex) null(insert bool, onNew func(int), row int) int32 {
 	return k.nullID
 }
 
-func (k *keyIndex) lookupGen(buf []byte, insert bool, onNew func(int), row int) int32 {
-	id, found := k.gen[string(buf)]
-	if found {
-		return id
-	}
-	if !insert {
-		return -1
-	}
-	id = k.n
-	k.n++
-	k.gen[string(buf)] = id
-	if onNew != nil {
-		onNew(row)
-	}
-	return id
-}
-
 // idRow is idsColumnar for one row-form key; created reports an insert.
 func (k *keyIndex) idRow(vals []any, insert bool) (id int32, created bool, err error) {
 	before := k.n
-	switch k.kind {
-	case keyInt64:
-		if vals[0] == nil {
-			id = k.null(insert, nil, 0)
-			return id, k.n > before, nil
-		}
-		v, ok := vals[0].(int64)
-		if !ok {
-			return -1, false, fmt.Errorf("key value %v (%T) is not a BIGINT", vals[0], vals[0])
-		}
-		id, found := k.ints.get(v)
-		if found {
-			return id, false, nil
-		}
-		if !insert {
-			return -1, false, nil
-		}
-		k.ints.put(v, k.n)
-		k.n++
-		return k.n - 1, true, nil
-	case keyString:
+	switch k.kind.shape {
+	case shapeString:
 		if vals[0] == nil {
 			id = k.null(insert, nil, 0)
 			return id, k.n > before, nil
@@ -349,16 +368,28 @@ func (k *keyIndex) idRow(vals []any, insert bool) (id int32, created bool, err e
 		if !ok {
 			return -1, false, fmt.Errorf("key value %v (%T) is not a VARCHAR", vals[0], vals[0])
 		}
-		id, found := k.strs[v]
-		if found {
-			return id, false, nil
+		id = k.lookup(k.strs, v, insert, nil, 0)
+		return id, k.n > before, nil
+	case shapePacked:
+		if w0, w1, ok := k.kind.layout.packRow(vals); ok {
+			if k.ints != nil {
+				if !insert {
+					id, _ = k.ints.get(int64(w0))
+					return id, false, nil
+				}
+				id, created = k.ints.findOrInsert(int64(w0), k.n)
+			} else {
+				if !insert {
+					id, _ = k.pairs.get(w0, w1)
+					return id, false, nil
+				}
+				id, created = k.pairs.findOrInsert(w0, w1, k.n)
+			}
+			if created {
+				k.n++
+			}
+			return id, created, nil
 		}
-		if !insert {
-			return -1, false, nil
-		}
-		k.strs[v] = k.n
-		k.n++
-		return k.n - 1, true, nil
 	}
 	buf := k.buf[:0]
 	isNull := false
@@ -370,7 +401,7 @@ func (k *keyIndex) idRow(vals []any, insert bool) (id int32, created bool, err e
 	if isNull && !k.nullKeys {
 		return -1, false, nil
 	}
-	id = k.lookupGen(buf, insert, nil, 0)
+	id = k.lookupGen(unsafe.String(unsafe.SliceData(buf), len(buf)), insert, nil, 0)
 	return id, k.n > before, nil
 }
 

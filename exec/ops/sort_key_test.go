@@ -16,11 +16,11 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// keyTypesSchema has a column of every key type with a normalised form
+// sortKeyTypesSchema has a column of every key type with a normalised form
 // (the string column twice more: dictionary-encoded and LARGE in the
 // columnar form; SMALLINT and UINTEGER, INT and BIGINT in row form), then
 // id, the row's position.
-var keyTypesSchema = arrow.NewSchema([]arrow.Field{
+var sortKeyTypesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 	{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
@@ -116,7 +116,7 @@ func randomKeyRows(rng *rand.Rand, n int) []exec.Row {
 	return rows
 }
 
-// keyTypesRecord encodes rows of keyTypesSchema: EncodeRows for the plain
+// keyTypesRecord encodes rows of sortKeyTypesSchema: EncodeRows for the plain
 // columns, builders for the dictionary, LARGE string and small and
 // unsigned integer ones.
 func keyTypesRecord(t testing.TB, mem memory.Allocator, rows []exec.Row) arrow.RecordBatch {
@@ -124,7 +124,7 @@ func keyTypesRecord(t testing.TB, mem memory.Allocator, rows []exec.Row) arrow.R
 	built := map[int]bool{10: true, 11: true, 12: true, 13: true}
 	var plain []arrow.Field
 	var idx []int
-	for c, f := range keyTypesSchema.Fields() {
+	for c, f := range sortKeyTypesSchema.Fields() {
 		if !built[c] {
 			plain = append(plain, f)
 			idx = append(idx, c)
@@ -141,7 +141,7 @@ func keyTypesRecord(t testing.TB, mem memory.Allocator, rows []exec.Row) arrow.R
 		t.Fatal(err)
 	}
 	defer rec.Release()
-	db := array.NewDictionaryBuilder(mem, keyTypesSchema.Field(10).Type.(*arrow.DictionaryType)).(*array.BinaryDictionaryBuilder)
+	db := array.NewDictionaryBuilder(mem, sortKeyTypesSchema.Field(10).Type.(*arrow.DictionaryType)).(*array.BinaryDictionaryBuilder)
 	defer db.Release()
 	lb := array.NewLargeStringBuilder(mem)
 	defer lb.Release()
@@ -171,14 +171,14 @@ func keyTypesRecord(t testing.TB, mem memory.Allocator, rows []exec.Row) arrow.R
 			ub.Append(uint32(r[13].(int64)))
 		}
 	}
-	cols := make([]arrow.Array, keyTypesSchema.NumFields())
+	cols := make([]arrow.Array, sortKeyTypesSchema.NumFields())
 	for k, c := range idx {
 		cols[c] = rec.Column(k)
 		cols[c].Retain()
 	}
 	cols[10], cols[11], cols[12], cols[13] = db.NewArray(), lb.NewArray(), sb.NewArray(), ub.NewArray()
 	defer releaseAll(cols)
-	return array.NewRecordBatch(keyTypesSchema, cols, int64(len(rows)))
+	return array.NewRecordBatch(sortKeyTypesSchema, cols, int64(len(rows)))
 }
 
 func randomSortKeys(rng *rand.Rand) []SortKey {
@@ -227,14 +227,14 @@ func TestNormalisedSortMatchesComparator(t *testing.T) {
 		for trial := 0; trial < 150; trial++ {
 			keys := randomSortKeys(rng)
 			want := referenceOrder(rows, keys)
-			sorted, err := sortRows(keyTypesSchema, keys, slices.Clone(rows))
+			sorted, err := sortRows(sortKeyTypesSchema, keys, slices.Clone(rows))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := ids(sorted); !slices.Equal(got, want) {
 				t.Fatalf("n=%d keys %v, rows: got %v\nwant %v", n, keys, trunc64(got), trunc64(want))
 			}
-			order, err := sortRecords(mem, keyTypesSchema, keys, newRecordRows(recs))
+			order, err := sortRecords(mem, sortKeyTypesSchema, keys, newRecordRows(recs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,7 +277,7 @@ func TestTopNMatchesComparator(t *testing.T) {
 					// A slice: its arrays start at an offset.
 					b = exec.NewColumnarBatch(whole.NewSlice(int64(start), int64(start+len(part))))
 				} else {
-					b = exec.NewRowBatch(keyTypesSchema, part)
+					b = exec.NewRowBatch(sortKeyTypesSchema, part)
 				}
 				took, err := exec.Dispatch(t.Context(), top, true, 0, b, out)
 				b.Release()
@@ -314,9 +314,9 @@ func TestNormalisedKeyPairs(t *testing.T) {
 	rows := randomKeyRows(rng, 400)
 	for c := 0; c < keyTypeCols; c++ {
 		for _, k := range []SortKey{{Col: c}, {Col: c, Desc: true}, {Col: c, NullsFirst: true}, {Col: c, Desc: true, NullsFirst: true}} {
-			nk, ok := newNormKeys(keyTypesSchema, []SortKey{k})
+			nk, ok := newNormKeys(sortKeyTypesSchema, []SortKey{k})
 			if !ok {
-				t.Fatalf("column %s has no normalised form", keyTypesSchema.Field(c).Name)
+				t.Fatalf("column %s has no normalised form", sortKeyTypesSchema.Field(c).Name)
 			}
 			keys := make([][]byte, len(rows))
 			longs := make([]bool, len(rows))
@@ -337,7 +337,7 @@ func TestNormalisedKeyPairs(t *testing.T) {
 						continue // the prefix is all the key says: ties break on the values
 					}
 					if got != want {
-						t.Fatalf("%s %+v: %q vs %q: key order %d, comparator %d", keyTypesSchema.Field(c).Name, k, fmt.Sprint(rows[i][c]), fmt.Sprint(rows[j][c]), got, want)
+						t.Fatalf("%s %+v: %q vs %q: key order %d, comparator %d", sortKeyTypesSchema.Field(c).Name, k, fmt.Sprint(rows[i][c]), fmt.Sprint(rows[j][c]), got, want)
 					}
 				}
 			}

@@ -64,37 +64,39 @@ class NotebookTests(unittest.TestCase):
         self.assertEqual(first["output_type"], "execute_result")
         self.assertIn("<table", first["data"]["text/html"])
         self.assertIn('class="null"', first["data"]["text/html"])
-        self.assertIn("(5 rows)", first["data"]["text/plain"])
+        self.assertIn("\n5 rows, finished", first["data"]["text/plain"])
         all_text = "\n".join(texts(nb))
         for want in ("cat_0", "View 'groups' created.", "Scan"):
             self.assertIn(want, all_text)
 
     def test_streaming_walkthrough(self):
         nb = self.run_notebook("streaming_nexmark.ipynb")
+        # A live display (emptied at the end) and the final table as an
+        # execute_result, which every frontend shows.
         live = outputs(nb.cells[1])
-        # One live display, whose saved content is the final snapshot.
-        self.assertEqual([o["output_type"] for o in live], ["display_data"])
-        self.assertIn("stopped at duration=3s", live[0]["data"]["text/plain"])
-        self.assertIn("<table", live[0]["data"]["text/html"])
-        self.assertIn("50 rows", outputs(nb.cells[2])[0]["data"]["text/plain"])
-        self.assertIn("10 rows", outputs(nb.cells[3])[0]["data"]["text/plain"])
+        self.assertEqual([o["output_type"] for o in live], ["display_data", "execute_result"])
+        self.assertEqual(live[0]["data"], {"text/plain": ""})
+        self.assertIn("stopped at duration=3s", live[1]["data"]["text/plain"])
+        self.assertIn("<table", live[1]["data"]["text/html"])
+        self.assertIn("50 rows", outputs(nb.cells[2])[-1]["data"]["text/plain"])
+        self.assertIn("10 rows", outputs(nb.cells[3])[-1]["data"]["text/plain"])
         # An outer join of two streams and a continuous top-n: changelogs,
         # shown applied (the live table has no row-kind column).
         for cell in (nb.cells[5], nb.cells[6]):
             live = outputs(cell)
-            self.assertEqual([o["output_type"] for o in live], ["display_data"], cell.source)
-            self.assertIn("stopped at duration=3s", live[0]["data"]["text/plain"])
-            self.assertNotIn("+I", live[0]["data"]["text/plain"])
-        top = outputs(nb.cells[6])[0]["data"]["text/html"]
+            self.assertEqual([o["output_type"] for o in live], ["display_data", "execute_result"], cell.source)
+            self.assertIn("stopped at duration=3s", live[1]["data"]["text/plain"])
+            self.assertNotIn("+I", live[1]["data"]["text/plain"])
+        top = outputs(nb.cells[6])[1]["data"]["text/html"]
         self.assertEqual(top.count("<tr>") - 1, 5, top)  # the header row, then the top 5
         self.assertIn("5 rows after", top)
         # A top-n over a GROUP BY's updating counts: 3 rows, in rank order.
         live = outputs(nb.cells[7])
-        self.assertEqual([o["output_type"] for o in live], ["display_data"], nb.cells[7].source)
-        text = live[0]["data"]["text/plain"]
+        self.assertEqual([o["output_type"] for o in live], ["display_data", "execute_result"], nb.cells[7].source)
+        text = live[1]["data"]["text/plain"]
         self.assertIn("stopped at duration=3s", text)
         self.assertNotIn("+I", text)
-        self.assertIn("3 rows after", live[0]["data"]["text/html"])
+        self.assertIn("3 rows after", live[1]["data"]["text/html"])
         rows = [[f.strip() for f in line.split("|")] for line in text.splitlines() if "|" in line]
         counts = [int(r[1]) for r in rows if len(r) == 2 and r[0].isdigit() and r[1].isdigit()]
         self.assertEqual(len(counts), 3, text)

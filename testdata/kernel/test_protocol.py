@@ -4,7 +4,10 @@ raw pyzmq sockets where a client library would refuse to misbehave)."""
 import hashlib
 import hmac
 import json
+import re
+import shutil
 import signal
+import subprocess
 import threading
 import time
 import unittest
@@ -181,8 +184,13 @@ class ProtocolTests(unittest.TestCase):
             reply = h.shell_reply(self.kc, msg_id)
             self.assertEqual(reply["content"]["status"], "error")
             self.assertEqual(reply["content"]["ename"], "Interrupted")
-            errs = h.of_type(h.collect(self.kc, msg_id), "error")
+            msgs = h.collect(self.kc, msg_id)
+            errs = h.of_type(msgs, "error")
             self.assertEqual([e["content"]["ename"] for e in errs], ["Interrupted"])
+            # The rows that arrived stay readable in any frontend.
+            res = h.of_type(msgs, "execute_result")
+            self.assertEqual(len(res), 1)
+            self.assertIn(", interrupted", res[0]["content"]["data"]["text/plain"])
             self.ping(hb)
             r, _ = h.run(self.kc, "SELECT 'still alive';")
             self.assertEqual(r["content"]["status"], "ok")
@@ -194,6 +202,19 @@ class ProtocolTests(unittest.TestCase):
 
     def test_sigint_interrupts_query_not_kernel(self):
         self.interrupt_streaming(lambda: self.km.signal_kernel(signal.SIGINT))
+
+    def test_interrupted_explain_analyze_keeps_report(self):
+        msg_id = self.kc.execute("EXPLAIN ANALYZE SELECT auction, price FROM bid;")
+        time.sleep(1.5)  # the stream runs; no output until its report
+        self.km.interrupt_kernel()
+        reply = h.shell_reply(self.kc, msg_id)
+        self.assertEqual(reply["content"]["ename"], "Interrupted")
+        msgs = h.collect(self.kc, msg_id)
+        kinds = [m["msg_type"] for m in msgs]
+        table = h.of_type(msgs, "display_data")[0]["content"]["data"]
+        self.assertIn("<table", table["text/html"])
+        self.assertIn("cancelled", table["text/plain"])
+        self.assertLess(kinds.index("display_data"), kinds.index("error"))
 
     def test_live_updates(self):
         reply, msgs = h.run(self.kc, "-- clink: duration=1500ms\nSELECT auction, price FROM bid;")
@@ -207,7 +228,15 @@ class ProtocolTests(unittest.TestCase):
         self.assertGreaterEqual(len(ups), 3)
         self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
         self.assertLess(kinds.index("display_data"), kinds.index("update_display_data"))
-        final = ups[-1]["content"]["data"]
+        # The finished table is an execute_result, for frontends that ignore
+        # display updates (jupyter console, nbconvert); the live display is
+        # emptied so JupyterLab does not show the table twice.
+        self.assertEqual(ups[-1]["content"]["data"], {"text/plain": ""})
+        res = h.of_type(msgs, "execute_result")
+        self.assertEqual(len(res), 1)
+        self.assertGreater(kinds.index("execute_result"), kinds.index(ups[-1]["msg_type"]))
+        self.assertEqual(res[0]["content"]["execution_count"], reply["content"]["execution_count"])
+        final = res[0]["content"]["data"]
         self.assertIn("stopped at duration=1.5s", final["text/plain"])
         self.assertIn("<table", final["text/html"])
         # The tail shows at most 20 rows: header, rule, rows, footer.
@@ -216,8 +245,9 @@ class ProtocolTests(unittest.TestCase):
     def test_rows_bound(self):
         reply, msgs = h.run(self.kc, "-- clink: rows=7\nSELECT auction FROM bid;")
         self.assertEqual(reply["content"]["status"], "ok")
-        final = h.of_type(msgs, "update_display_data")[-1]["content"]["data"]["text/plain"]
-        self.assertIn("(7 rows (stopped at rows=7))", final)
+        final = h.of_type(msgs, "execute_result")[-1]["content"]["data"]["text/plain"]
+        self.assertIn("7 rows, stopped at rows=7", final)
+        self.assertNotIn("(", final.splitlines()[-1])
 
     def test_bounded_result_rendering(self):
         reply, msgs = h.run(self.kc, "SELECT '<b>x</b>' AS s, CAST(NULL AS VARCHAR) AS n, 'NULL' AS t;")
@@ -228,12 +258,16 @@ class ProtocolTests(unittest.TestCase):
         self.assertNotIn("<b>x</b>", data["text/html"])
         self.assertIn('<span class="null">NULL</span>', data["text/html"])
         self.assertIn("<td>NULL</td>", data["text/html"], "the string 'NULL' is not drawn as NULL")
+        # Plain text: SQL NULL bare, the string 'NULL' quoted (as the shell).
+        row = [c.strip() for c in data["text/plain"].splitlines()[2].split("|")]
+        self.assertEqual(row, ["<b>x</b>", "NULL", "'NULL'"])
+        self.assertEqual(data["text/plain"].splitlines()[-1], "1 row, finished")
         self.assertEqual(res[0]["content"]["execution_count"], reply["content"]["execution_count"])
 
     def test_row_cap(self):
         _, msgs = h.run(self.kc, "-- clink: max_rows=5\nSELECT * FROM 'testdata/parquet/duckdb_types.parquet';")
         text = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"]
-        self.assertIn("600 rows, 595 more rows not shown", text)
+        self.assertEqual(text.splitlines()[-1], "600 rows, finished; 595 more rows not shown")
         _, msgs = h.run(self.kc, "SET 'kernel.max_rows' = '3';\nSELECT * FROM 'testdata/parquet/duckdb_types.parquet';")
         self.assertIn("kernel.max_rows", h.of_type(msgs, "stream")[0]["content"]["text"])
         html = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/html"]
@@ -268,17 +302,24 @@ class ProtocolTests(unittest.TestCase):
     def test_statement_ack_and_explain(self):
         _, msgs = h.run(self.kc, "CREATE TABLE IF NOT EXISTS b10 WITH ('connector'='nexmark','table'='bid','events.num'='10');")
         self.assertIn("b10", h.of_type(msgs, "stream")[0]["content"]["text"])
-        _, msgs = h.run(self.kc, "EXPLAIN ANALYZE SELECT auction FROM b10;")
-        d = h.of_type(msgs, "display_data")[0]["content"]["data"]
-        self.assertIn("Scan", d["text/plain"])
-        self.assertTrue(d["text/html"].startswith("<pre"))
-        # A JSON plan: a stage table (plus the document) and a mermaid graph.
-        r, msgs = h.run(self.kc, "EXPLAIN (FORMAT JSON) SELECT auction FROM b10 WHERE price > 10;")
-        self.assertEqual(r["content"]["status"], "ok", r["content"])
-        table, graph = [m["content"]["data"] for m in h.of_type(msgs, "display_data")]
-        self.assertIsInstance(table["application/json"], dict)
-        self.assertIn("<table", table["text/html"])
-        self.assertTrue(graph["text/vnd.mermaid"].startswith("flowchart"))
+        # Every EXPLAIN: a stage table (the text plan as its plain form, the
+        # document under a vendor type, not application/json, which
+        # JupyterLab would rank above the HTML) and a mermaid graph, also as
+        # a markdown block for frontends without a mermaid renderer.
+        for stmt, plain in (("EXPLAIN SELECT auction FROM b10;", "Scan"),
+                            ("EXPLAIN ANALYZE SELECT auction FROM b10;", "Scan"),
+                            ("EXPLAIN (FORMAT JSON) SELECT auction FROM b10 WHERE price > 10;", '"stages"')):
+            with self.subTest(stmt=stmt):
+                r, msgs = h.run(self.kc, stmt)
+                self.assertEqual(r["content"]["status"], "ok", r["content"])
+                table, graph = [m["content"]["data"] for m in h.of_type(msgs, "display_data")]
+                self.assertIn(plain, table["text/plain"])
+                self.assertIn("<table", table["text/html"])
+                self.assertIn("<td>Scan", table["text/html"])
+                self.assertNotIn("application/json", table)
+                self.assertIsInstance(table["application/vnd.clink.plan+json"], dict)
+                self.assertTrue(graph["text/vnd.mermaid"].startswith("flowchart"))
+                self.assertEqual(graph["text/markdown"], "```mermaid\n" + graph["text/vnd.mermaid"] + "```\n")
 
     def test_comm_and_completion_details(self):
         msg_id = self.kc.comm_info()
@@ -322,6 +363,24 @@ class RestartTests(unittest.TestCase):
         finally:
             h.stop(km, kc)
         self.assertFalse(km.is_alive())
+
+
+class ConsoleTests(unittest.TestCase):
+    """jupyter console (Debian's jupyter-console) ignores update_display_data:
+    a streaming cell must still end with its rows on the terminal."""
+
+    def test_streaming_cell_shows_final_rows(self):
+        console = shutil.which("jupyter-console")
+        self.assertIsNotNone(console, "jupyter-console not installed (Debian package jupyter-console)")
+        p = subprocess.run([console, "--kernel", "clink", "--simple-prompt"],
+                           input="SELECT auction, price FROM bid LIMIT 3;\n",
+                           capture_output=True, text=True, timeout=120)
+        out = p.stdout
+        self.assertIn("Out[1]:", out, out + p.stderr)
+        final = out[out.index("Out[1]:"):]
+        self.assertIn("3 rows, finished", final, out)
+        rows = [l for l in final.splitlines() if re.match(r"^\s*\d+ \|\s*\d+$", l)]
+        self.assertEqual(len(rows), 3, out)
 
 
 if __name__ == "__main__":

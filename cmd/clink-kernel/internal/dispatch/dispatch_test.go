@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"strings"
@@ -105,6 +106,11 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 			case <-time.After(time.Millisecond):
 			}
 		}
+	case "explainblock":
+		// EXPLAIN ANALYZE of a stream: runs until cancelled, then reports.
+		close(e.started)
+		<-ctx.Done()
+		return engine.Outcome{Text: "[1] Scan bid\n"}, nil
 	case "ack":
 		return engine.Outcome{Message: "done."}, nil
 	case "topn":
@@ -119,6 +125,24 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 		}
 		b := exec.NewRowBatch(schema, []exec.Row{{"+I", "a", int64(1)}, {"+I", "bb", int64(7)}, {"+I", "c", int64(3)},
 			{"-D", "a", int64(1)}, {"+I", "ddd", int64(5)}})
+		defer b.Release()
+		return engine.Outcome{}, w.Batch(b)
+	case "grow":
+		// An updating result of 30 keys, each inserted then updated once:
+		// 30 rows after 90 changes.
+		schema := arrow.NewSchema([]arrow.Field{{Name: "op", Type: arrow.BinaryTypes.String},
+			{Name: "k", Type: arrow.BinaryTypes.String}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+		if err := w.Columns(schema, false); err != nil {
+			return engine.Outcome{}, err
+		}
+		var rows []exec.Row
+		for i := 0; i < 30; i++ {
+			rows = append(rows, exec.Row{"+I", fmt.Sprintf("key%02d", i), int64(1)})
+		}
+		for i := 0; i < 30; i++ {
+			rows = append(rows, exec.Row{"-U", fmt.Sprintf("key%02d", i), int64(1)}, exec.Row{"+U", fmt.Sprintf("key%02d", i), int64(2)})
+		}
+		b := exec.NewRowBatch(schema, rows)
 		defer b.Release()
 		return engine.Outcome{}, w.Batch(b)
 	case "changelog":
@@ -175,6 +199,10 @@ func TestExecuteOrderAndCount(t *testing.T) {
 	html := res["data"].(map[string]any)["text/html"].(string)
 	if !strings.Contains(html, "&lt;hello&gt;") || !strings.Contains(html, `<span class="null">NULL</span>`) {
 		t.Fatalf("html: %s", html)
+	}
+	// The plain-text footer reads as the shell's, without parentheses.
+	if text := res["data"].(map[string]any)["text/plain"].(string); !strings.HasSuffix(text, "\nNULL\n2 rows, finished") {
+		t.Fatalf("text: %q", text)
 	}
 	if res["execution_count"].(float64) != 1 {
 		t.Fatalf("count %v", res["execution_count"])
@@ -260,6 +288,10 @@ func TestInterruptLiveQuery(t *testing.T) {
 	if errs != 1 || disp != 1 || ups < 1 {
 		t.Fatalf("errors %d displays %d updates %d: %s", errs, disp, ups, types(ss))
 	}
+	// What arrived before the interrupt stays readable in any frontend.
+	if text, _ := finalTable(t, ss); !strings.HasSuffix(text, ", interrupted") {
+		t.Fatalf("final table %q", text)
+	}
 }
 
 func TestRowsBoundStopsNormally(t *testing.T) {
@@ -323,12 +355,7 @@ func TestLiveTopNInRankOrder(t *testing.T) {
 	k, tr, _ := newTestKernel()
 	m := request("execute_request", map[string]any{"code": "topn"})
 	k.handle(wire.Shell, m)
-	final := ""
-	for _, s := range tr.of(m.Header.MsgID) {
-		if s.msgType == "update_display_data" || s.msgType == "display_data" {
-			final = s.content["data"].(map[string]any)["text/plain"].(string)
-		}
-	}
+	final, _ := finalTable(t, tr.of(m.Header.MsgID))
 	b, d, c := strings.Index(final, "\nbb "), strings.Index(final, "\nddd "), strings.Index(final, "\nc ")
 	if b < 0 || d < 0 || c < 0 || !(b < d && d < c) || strings.Contains(final, "\na ") {
 		t.Fatalf("want bb (7), ddd (5), c (3) in that order:\n%s", final)
@@ -341,19 +368,108 @@ func TestLiveChangelogShowsCurrentTable(t *testing.T) {
 	k, tr, _ := newTestKernel()
 	m := request("execute_request", map[string]any{"code": "changelog"})
 	k.handle(wire.Shell, m)
-	ss := tr.of(m.Header.MsgID)
-	final := ""
-	for _, s := range ss {
-		if s.msgType == "update_display_data" || s.msgType == "display_data" {
-			final = s.content["data"].(map[string]any)["text/plain"].(string)
-		}
-	}
-	for _, want := range []string{"a", "2", "c", "5", "2 rows after 6 changes"} {
+	final, _ := finalTable(t, tr.of(m.Header.MsgID))
+	for _, want := range []string{"a", "2", "c", "5", "\n2 rows after 6 changes, finished"} {
 		if !strings.Contains(final, want) {
 			t.Fatalf("final table lacks %q:\n%s", want, final)
 		}
 	}
 	if strings.Contains(final, "+I") || strings.Contains(final, " b ") {
 		t.Fatalf("final table shows a row kind or a deleted row:\n%s", final)
+	}
+}
+
+// finalTable is the text and HTML of a live statement's final result: an
+// execute_result, after the update that empties the live display, as the
+// last outputs of the request.
+func finalTable(t *testing.T, ss []sent) (text, html string) {
+	t.Helper()
+	var outs []sent
+	for _, s := range ss {
+		switch s.msgType {
+		case "display_data", "update_display_data", "execute_result":
+			outs = append(outs, s)
+		}
+	}
+	if len(outs) < 3 {
+		t.Fatalf("outputs: %s", types(ss))
+	}
+	blank, res := outs[len(outs)-2], outs[len(outs)-1]
+	if blank.msgType != "update_display_data" || res.msgType != "execute_result" {
+		t.Fatalf("want the live display emptied, then the result: %s", types(ss))
+	}
+	if d := blank.content["data"].(map[string]any); len(d) != 1 || d["text/plain"] != "" {
+		t.Fatalf("live display not emptied: %v", d)
+	}
+	id := outs[0].content["transient"].(map[string]any)["display_id"]
+	if blank.content["transient"].(map[string]any)["display_id"] != id {
+		t.Fatalf("the emptying update names another display")
+	}
+	d := res.content["data"].(map[string]any)
+	text, _ = d["text/plain"].(string)
+	html, _ = d["text/html"].(string)
+	return text, html
+}
+
+// A live updating table shows at most max_rows rows (the cell's option, or
+// kernel.max_rows once set; 20 otherwise), with the full counts in its
+// footer; the latest changed rows are the ones shown.
+func TestLiveTableCappedAtMaxRows(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "-- clink: max_rows=4\ngrow"})
+	k.handle(wire.Shell, m)
+	text, html := finalTable(t, tr.of(m.Header.MsgID))
+	if n := strings.Count(html, "<tr>"); n != 5 { // header + 4
+		t.Fatalf("%d html rows:\n%s", n, html)
+	}
+	if !strings.Contains(text, "30 rows after 90 changes, showing the 4 last changed") {
+		t.Fatalf("footer:\n%s", text)
+	}
+	for _, want := range []string{"key26", "key29"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("latest row %s not shown:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "key25") || strings.Contains(text, "key00") {
+		t.Fatalf("older rows shown:\n%s", text)
+	}
+
+	// The default: liveTail rows.
+	m = request("execute_request", map[string]any{"code": "grow"})
+	k.handle(wire.Shell, m)
+	_, html = finalTable(t, tr.of(m.Header.MsgID))
+	if n := strings.Count(html, "<tr>"); n != liveTail+1 {
+		t.Fatalf("default cap: %d html rows", n)
+	}
+
+	// SET 'kernel.max_rows' caps live tables too, append-only ones included.
+	k.handle(wire.Shell, request("execute_request", map[string]any{"code": "SET 'kernel.max_rows' = '3'"}))
+	m = request("execute_request", map[string]any{"code": "-- clink: rows=10\nblock"})
+	k.handle(wire.Shell, m)
+	text, html = finalTable(t, tr.of(m.Header.MsgID))
+	if n := strings.Count(html, "<tr>"); n != 4 || !strings.Contains(text, "10 rows, showing the last 3") {
+		t.Fatalf("kernel.max_rows=3 on a live tail: %d rows\n%s", n, text)
+	}
+}
+
+// Interrupting EXPLAIN ANALYZE keeps its report (what ran so far), then
+// reports the interrupt.
+func TestInterruptedExplainKeepsReport(t *testing.T) {
+	k, tr, eng := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "explainblock"})
+	done := make(chan struct{})
+	go func() { k.handle(wire.Shell, m); close(done) }()
+	<-eng.started
+	k.HandleControl(request("interrupt_request", map[string]any{}))
+	<-done
+	ss := tr.of(m.Header.MsgID)
+	if got := types(ss); got != "status,execute_input,display_data,error,execute_reply,status" {
+		t.Fatalf("messages: %s", got)
+	}
+	if text := ss[2].content["data"].(map[string]any)["text/plain"].(string); !strings.Contains(text, "Scan bid") {
+		t.Fatalf("report %q", text)
+	}
+	if ss[3].content["ename"] != "Interrupted" {
+		t.Fatalf("error %v", ss[3].content)
 	}
 }

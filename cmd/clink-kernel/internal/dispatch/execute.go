@@ -170,6 +170,11 @@ func (k *Kernel) runCell(m *wire.Message, code string, out *cellOutput) *cellErr
 		switch {
 		case errors.Is(cause, errInterrupted):
 			w.finish("interrupted")
+			if err == nil {
+				// What the statement reported though stopped: an EXPLAIN
+				// ANALYZE's report of what ran, as the shell keeps it.
+				out.outcome(o)
+			}
 			return interrupted(w.total)
 		case errors.Is(cause, errBound):
 			// The cell's bound ends it normally, with what arrived so far,
@@ -258,7 +263,7 @@ func (k *Kernel) kernelStatement(text string) (string, bool, error) {
 	if err != nil || n <= 0 {
 		return "", true, &sql.Error{Msg: fmt.Sprintf("kernel.max_rows must be a positive integer, got '%s'", mm[1])}
 	}
-	k.maxRows = n
+	k.maxRows, k.maxRowsSet = n, true
 	return fmt.Sprintf("SET 'kernel.max_rows' = '%d'", n), true, nil
 }
 

@@ -52,6 +52,9 @@ type Kernel struct {
 	count   int
 	history []historyEntry
 	maxRows int
+	// maxRowsSet: SET 'kernel.max_rows' was run, so it caps live tables
+	// too (they show liveTail rows otherwise, a size to watch updating).
+	maxRowsSet bool
 
 	mu      sync.Mutex
 	running context.CancelCauseFunc // cancels the running cell

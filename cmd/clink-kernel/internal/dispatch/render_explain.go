@@ -5,35 +5,54 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"time"
 
 	"github.com/clink-sql/clink/explain"
 )
 
-// explainBundles renders an EXPLAIN result as display bundles. A text plan
-// is shown as text and as an HTML <pre>. A JSON plan (EXPLAIN (FORMAT
-// JSON)) becomes two outputs: the stages as an HTML table (with the
-// document itself as application/json), and the operator graph as a
-// mermaid diagram (text/vnd.mermaid, its source as the text fallback).
-func explainBundles(text string) []map[string]any {
-	trimmed := strings.TrimSpace(text)
-	var doc explain.Document
-	if strings.HasPrefix(trimmed, "{") && json.Unmarshal([]byte(trimmed), &doc) == nil && len(doc.Stages) > 0 {
-		return []map[string]any{
-			{
-				"application/json": json.RawMessage(trimmed),
-				"text/plain":       text,
-				"text/html":        explainTable(&doc),
-			},
-			{
-				"text/vnd.mermaid": explainMermaid(&doc),
-				"text/plain":       explainMermaid(&doc),
-			},
+// planMIME carries the plan document under a vendor type: no frontend
+// renders it, so it never outranks the HTML table (JupyterLab ranks
+// application/json above text/html), yet a client can read it.
+const planMIME = "application/vnd.clink.plan+json"
+
+// explainBundles renders an EXPLAIN result as display bundles. With its
+// document (doc, or text when it is the JSON form) every EXPLAIN becomes
+// two outputs: the stages as an HTML table (the plan's text as the plain
+// fallback, the document under planMIME), and the operator graph as a
+// mermaid diagram, both as text/vnd.mermaid and as a fenced block of
+// text/markdown, which frontends without a mermaid renderer (nbconvert,
+// classic Notebook, VS Code) still show as readable source. Without a
+// document the text is shown as text and an HTML <pre>.
+func explainBundles(text string, doc *explain.Document) []map[string]any {
+	if doc == nil {
+		trimmed := strings.TrimSpace(text)
+		var d explain.Document
+		if strings.HasPrefix(trimmed, "{") && json.Unmarshal([]byte(trimmed), &d) == nil && len(d.Stages) > 0 {
+			doc = &d
 		}
 	}
-	return []map[string]any{{
+	if doc == nil || len(doc.Stages) == 0 {
+		return []map[string]any{{
+			"text/plain": text,
+			"text/html":  `<pre class="clink-explain">` + html.EscapeString(text) + "</pre>",
+		}}
+	}
+	table := map[string]any{
 		"text/plain": text,
-		"text/html":  `<pre class="clink-explain">` + html.EscapeString(text) + "</pre>",
-	}}
+		"text/html":  explainTable(doc),
+	}
+	if js, err := json.Marshal(doc); err == nil {
+		table[planMIME] = json.RawMessage(js)
+	}
+	graph := explainMermaid(doc)
+	return []map[string]any{
+		table,
+		{
+			"text/vnd.mermaid": graph,
+			"text/markdown":    "```mermaid\n" + graph + "```\n",
+			"text/plain":       graph,
+		},
+	}
 }
 
 // explainTable is one row per stage: what it is, how batches flowed through
@@ -72,6 +91,13 @@ func explainTable(doc *explain.Document) string {
 		sb.WriteString("</tr>")
 	}
 	sb.WriteString("</tbody></table>")
+	if t := doc.Totals; t != nil {
+		fmt.Fprintf(&sb, `<p class="clink-footer"><small>%s</small></p>`, html.EscapeString(fmt.Sprintf(
+			"%d rows in %s, %s; %d batches (%d rows) materialised", t.Rows, time.Duration(t.ElapsedNanos).Round(time.Microsecond), t.End, t.BatchesMaterialized, t.RowsMaterialized)))
+	}
+	for _, r := range doc.Rules {
+		fmt.Fprintf(&sb, `<details><summary>%s</summary><pre>%s</pre></details>`, esc(r.Rule), esc(r.Plan))
+	}
 	return sb.String()
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clink-sql/clink/complete"
 	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/explain"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -34,9 +35,10 @@ func TestParseOptions(t *testing.T) {
 var cols = []column{{"name", arrow.BinaryTypes.String}, {"n", arrow.PrimitiveTypes.Int64}}
 
 func TestRenderText(t *testing.T) {
-	rows := [][]cellValue{{{s: "a\nb"}, {s: "5"}}, {{s: "NULL", null: true}, {s: "12345"}}}
-	got := renderText(cols, rows, "2 rows")
-	want := "name | n\n-----+------\na\\nb |     5\nNULL | 12345\n(2 rows)"
+	rows := [][]cellValue{{{s: "a\nb"}, {s: "5"}}, {{s: "NULL", null: true}, {s: "12345"}}, {{s: "NULL"}, {s: "0"}}}
+	got := renderText(cols, rows, "3 rows, finished")
+	// SQL NULL bare, the string 'NULL' quoted; the footer without parentheses.
+	want := "name   | n\n-------+------\na\\nb   |     5\nNULL   | 12345\n'NULL' |     0\n3 rows, finished"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
@@ -123,26 +125,41 @@ func TestInspect(t *testing.T) {
 }
 
 func TestExplainBundles(t *testing.T) {
-	text := explainBundles("[1] Scan bid <x>\n")
+	text := explainBundles("[1] Scan bid <x>\n", nil)
 	if len(text) != 1 || !strings.Contains(text[0]["text/html"].(string), "Scan bid &lt;x&gt;") {
 		t.Fatalf("text plan: %v", text)
 	}
 	doc := `{"version":1,"analyze":true,"root":1,"stages":[{"id":0,"operator":"Scan","kind":"scan","emits":"born-columnar","parallelism":1,"runtime":{"rows_out":7}},{"id":1,"operator":"Filter","kind":"filter","inputs":[0],"emits":"rows","parallelism":1,"gate":{"columnar":false,"reason":"consumer-ingests-rows","cause":"Sink"}}]}`
-	b := explainBundles(doc)
-	if len(b) != 2 {
-		t.Fatalf("json plan: %d bundles", len(b))
+	var parsed explain.Document
+	if err := json.Unmarshal([]byte(doc), &parsed); err != nil {
+		t.Fatal(err)
 	}
-	html := b[0]["text/html"].(string)
-	for _, want := range []string{"<td>Filter</td>", "consumer-ingests-rows: Sink", `<td class="num">7</td>`} {
-		if !strings.Contains(html, want) {
-			t.Errorf("table lacks %q: %s", want, html)
+	// The JSON text alone, or a text plan with its document (plain EXPLAIN):
+	// both draw the table and the diagram.
+	for name, b := range map[string][]map[string]any{"json": explainBundles(doc, nil), "text+doc": explainBundles("[1] Filter\n", &parsed)} {
+		if len(b) != 2 {
+			t.Fatalf("%s: %d bundles", name, len(b))
 		}
-	}
-	if _, ok := b[0]["application/json"].(json.RawMessage); !ok {
-		t.Error("document not passed as JSON")
-	}
-	mm := b[1]["text/vnd.mermaid"].(string)
-	if !strings.HasPrefix(mm, "flowchart BT\n") || !strings.Contains(mm, "s0 --> s1") {
-		t.Fatalf("mermaid: %s", mm)
+		html := b[0]["text/html"].(string)
+		for _, want := range []string{"<td>Filter</td>", "consumer-ingests-rows: Sink", `<td class="num">7</td>`} {
+			if !strings.Contains(html, want) {
+				t.Errorf("%s: table lacks %q: %s", name, want, html)
+			}
+		}
+		// No renderer claims the document, so it cannot outrank the HTML.
+		if _, ok := b[0]["application/json"]; ok {
+			t.Errorf("%s: plan sent as application/json", name)
+		}
+		var back explain.Document
+		if raw, ok := b[0][planMIME].(json.RawMessage); !ok || json.Unmarshal(raw, &back) != nil || len(back.Stages) != 2 {
+			t.Errorf("%s: document not under %s: %v", name, planMIME, b[0][planMIME])
+		}
+		mm := b[1]["text/vnd.mermaid"].(string)
+		if !strings.HasPrefix(mm, "flowchart BT\n") || !strings.Contains(mm, "s0 --> s1") {
+			t.Fatalf("%s: mermaid: %s", name, mm)
+		}
+		if md := b[1]["text/markdown"].(string); md != "```mermaid\n"+mm+"```\n" {
+			t.Errorf("%s: markdown %q", name, md)
+		}
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/clink-sql/clink/sqlvalue"
 )
 
 // renderText draws rows as an aligned plain-text table (numbers right
-// aligned), with footer on the last line.
+// aligned), with footer on the last line. Values are shown as the shell
+// shows them (sqlvalue.Display): NULL bare, the string 'NULL' quoted.
 func renderText(cols []column, rows [][]cellValue, footer string) string {
 	widths := make([]int, len(cols))
 	for i, c := range cols {
@@ -18,7 +21,7 @@ func renderText(cols []column, rows [][]cellValue, footer string) string {
 	for r, row := range rows {
 		cells[r] = make([]string, len(row))
 		for i, v := range row {
-			s := oneLine(v.s)
+			s := oneLine(sqlvalue.Display(v.s, v.null))
 			cells[r][i] = s
 			if n := utf8.RuneCountInString(s); n > widths[i] {
 				widths[i] = n
@@ -57,7 +60,7 @@ func renderText(cols []column, rows [][]cellValue, footer string) string {
 	for _, r := range cells {
 		line(r, false)
 	}
-	sb.WriteString("(" + footer + ")")
+	sb.WriteString(footer)
 	return sb.String()
 }
 

@@ -15,7 +15,8 @@ import (
 	"github.com/clink-sql/clink/sqlvalue"
 )
 
-// liveTail is how many of the latest rows a live (unbounded) result shows.
+// liveTail is how many rows a live (unbounded) result shows unless
+// max_rows is set: the latest rows, or the first of an updating table.
 const liveTail = 20
 
 // chartMaxRows caps the rows inlined into a chart's data.
@@ -57,7 +58,7 @@ func (o *cellOutput) stderr(text string) {
 func (o *cellOutput) outcome(out engine.Outcome) {
 	o.stdout(out.Message)
 	if out.Text != "" {
-		for _, bundle := range explainBundles(out.Text) {
+		for _, bundle := range explainBundles(out.Text, out.Explain) {
 			o.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
 		}
 		o.lastText = &out.Text
@@ -100,7 +101,7 @@ type resultWriter struct {
 	cols      []column
 	started   bool
 	mode      resultMode
-	limit     int // rows kept (table, chart, text)
+	limit     int // rows kept (table, chart, text), rows shown (live)
 	rows      [][]cellValue
 	total     int64
 	displayID string
@@ -170,6 +171,12 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 			w.cols = w.cols[1:]
 		}
 		w.mode = modeLive
+		w.limit = liveTail
+		if o.maxRows > 0 {
+			w.limit = o.maxRows
+		} else if w.out.k.maxRowsSet {
+			w.limit = w.out.k.maxRows
+		}
 		w.displayID = wire.NewID()
 		w.out.publish("display_data", map[string]any{
 			"data":      w.liveBundle("waiting for rows"),
@@ -219,7 +226,7 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 	}
 	w.total += n
 	if w.mode == modeLive && time.Since(w.lastSend) >= w.out.k.liveInterval {
-		w.sendLive("update_display_data", "")
+		w.sendLive()
 	}
 	if w.stopped != "" {
 		return exec.ErrStop
@@ -231,7 +238,7 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 // row will not be shown (past the cap of a table).
 func (w *resultWriter) slot() []cellValue {
 	if w.mode == modeLive {
-		if len(w.rows) < liveTail {
+		if len(w.rows) < w.limit {
 			w.rows = append(w.rows, make([]cellValue, len(w.cols)))
 			return w.rows[len(w.rows)-1]
 		}
@@ -293,28 +300,41 @@ func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
 	}
 }
 
+// liveBundle draws the live table: at most limit rows, and a footer that
+// says how many rows (and, for an updating table, changes) there are.
 func (w *resultWriter) liveBundle(status string) map[string]any {
+	rows := w.rows
 	footer := fmt.Sprintf("%d rows", w.total)
-	if w.changelog {
+	switch {
+	case w.changelog:
+		// The whole table is kept (a retraction can name any row); only
+		// its head (rank order) or its latest changed rows are drawn.
 		footer = fmt.Sprintf("%d rows after %d changes", len(w.rows), w.total)
-	} else if w.total > int64(len(w.rows)) {
+		if len(rows) > w.limit {
+			if w.order != nil {
+				rows = rows[:w.limit]
+				footer += fmt.Sprintf(", showing the first %d", w.limit)
+			} else {
+				rows = rows[len(rows)-w.limit:]
+				footer += fmt.Sprintf(", showing the %d last changed", w.limit)
+			}
+		}
+	case w.total > int64(len(w.rows)):
 		footer += fmt.Sprintf(", showing the last %d", len(w.rows))
 	}
 	if status != "" {
-		footer += " (" + status + ")"
+		footer += ", " + status
 	}
 	return map[string]any{
-		"text/plain": renderText(w.cols, w.rows, footer),
-		"text/html":  renderHTML(w.cols, w.rows, footer),
+		"text/plain": renderText(w.cols, rows, footer),
+		"text/html":  renderHTML(w.cols, rows, footer),
 	}
 }
 
-func (w *resultWriter) sendLive(msgType, status string) {
-	if status == "" {
-		status = "running"
-	}
-	bundle := w.liveBundle(status)
-	w.out.publish(msgType, map[string]any{
+// sendLive updates the live display with the table so far.
+func (w *resultWriter) sendLive() {
+	bundle := w.liveBundle("running")
+	w.out.publish("update_display_data", map[string]any{
 		"data":      bundle,
 		"metadata":  map[string]any{},
 		"transient": map[string]any{"display_id": w.displayID},
@@ -337,15 +357,29 @@ func (w *resultWriter) finish(reason string) error {
 	}
 	switch w.mode {
 	case modeLive:
-		// The last update is the final snapshot, so a saved notebook keeps
-		// it; it still respects the update rate.
+		// The final snapshot is a result of its own, so frontends that do
+		// not apply display updates (jupyter console, nbconvert) show the
+		// finished table too; the live display is emptied (it still
+		// respects the update rate) so JupyterLab does not show it twice.
 		if wait := w.out.k.liveInterval - time.Since(w.lastSend); wait > 0 {
 			time.Sleep(wait)
 		}
 		if reason == "" {
 			reason = "finished"
 		}
-		w.sendLive("update_display_data", reason)
+		w.out.publish("update_display_data", map[string]any{
+			"data":      map[string]any{"text/plain": ""},
+			"metadata":  map[string]any{},
+			"transient": map[string]any{"display_id": w.displayID},
+		})
+		bundle := w.liveBundle(reason)
+		w.out.publish("execute_result", map[string]any{
+			"execution_count": w.out.count,
+			"data":            bundle,
+			"metadata":        map[string]any{},
+		})
+		text := bundle["text/plain"].(string)
+		w.out.lastText = &text
 	case modeChart:
 		if reason == "failed" || reason == "interrupted" {
 			return nil
@@ -378,19 +412,19 @@ func (w *resultWriter) finish(reason string) error {
 	return nil
 }
 
+// footer is the line under a finished table, in the shell's words: the
+// row count, how the query ended, and how many rows the cap left out, e.g.
+// "5 rows, finished" or "600 rows, finished; 595 more rows not shown".
 func (w *resultWriter) footer(reason string) string {
-	shown := int64(len(w.rows))
-	var s string
-	switch {
-	case w.total == 1:
-		s = "1 row"
-	case shown < w.total:
-		s = fmt.Sprintf("%d rows, %d more rows not shown", w.total, w.total-shown)
-	default:
-		s = fmt.Sprintf("%d rows", w.total)
+	if reason == "" {
+		reason = "finished"
 	}
-	if reason != "" {
-		s += " (" + reason + ")"
+	s := fmt.Sprintf("%d rows, %s", w.total, reason)
+	if w.total == 1 {
+		s = "1 row, " + reason
+	}
+	if shown := int64(len(w.rows)); shown < w.total {
+		s += fmt.Sprintf("; %d more rows not shown", w.total-shown)
 	}
 	return s
 }
