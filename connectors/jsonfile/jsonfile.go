@@ -149,7 +149,9 @@ func (t *Table) OpenSource(spec connectors.ScanSpec) (*Source, error) {
 		fs[i] = t.schema.Field(c)
 	}
 	schema := arrow.NewSchema(fs, nil)
-	dec, err := jsonfmt.NewDecoder(t.mem, schema, t.opts)
+	// The decoder judges each record against every declared column, not
+	// only those read, so a bad record is bad whatever the query reads.
+	dec, err := jsonfmt.NewProjectedDecoder(t.mem, t.schema, cols, t.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,14 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 				if match {
 					i = skipWS(b, i+1+len(sl.key.tail))
 					if h := sl.child; h < 0 {
-						if i >= len(b) {
+						if h < -1 {
+							j := -2 - h
+							if st.checkSeen[j] == gen {
+								return -1 // duplicate key: the row decode judges the last
+							}
+							st.checkSeen[j] = gen
+							i = w.check(b, i, st.checks[j])
+						} else if i >= len(b) {
 							return -1
 						} else if c := b[i]; c == '"' {
 							i = skipString(b, i) // most unread values
@@ -81,7 +88,16 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 				}
 				i = skipWS(b, i+1)
 				idx := w.lookup(st, k, key)
-				if idx < 0 {
+				if idx < -1 {
+					j := -2 - idx
+					if st.checkSeen[j] == gen {
+						return -1
+					}
+					st.checkSeen[j] = gen
+					if i = w.check(b, i, st.checks[j]); i < 0 {
+						return -1
+					}
+				} else if idx < 0 {
 					if i = skipValue(b, i, 1); i < 0 {
 						return -1
 					}
@@ -114,6 +130,13 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 			i = skipWS(b, i+1)
 		}
 	}
+	if w.failOnMissing {
+		for _, s := range st.checkSeen {
+			if s != gen {
+				return -1
+			}
+		}
+	}
 	for j, s := range st.seen {
 		if s != gen {
 			if w.failOnMissing {
@@ -125,7 +148,8 @@ func (w *walker) readObject(b []byte, i int, st *column) int {
 	return i
 }
 
-// lookup finds the child named key (-1: none) and makes it the k-th slot.
+// lookup finds the child named key (-1: none; below: a check, see
+// checkSlot) and makes it the k-th slot.
 func (w *walker) lookup(st *column, k int, key []byte) int {
 	idx, ok := st.byName[string(key)]
 	if !ok {

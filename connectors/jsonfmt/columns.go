@@ -69,6 +69,14 @@ type column struct {
 	seen     []uint32  // struct: per child, the object generation that set it
 	gen      uint32
 
+	// checks are the root's declared fields the query does not read (byName
+	// maps them to checkSlot(j)): the walk reads each value into its
+	// one-value scratch column and drops it, so an unread field is judged
+	// by the very checks a read one is, and no column is built for it.
+	// checkSeen is seen for them.
+	checks    []*column
+	checkSeen []uint32
+
 	// Every record writes n, gen and seen. Parallel parts decode with
 	// their own columns, allocated together: the padding keeps each
 	// part's columns, and seen (padLines), off cache lines another part
@@ -131,6 +139,38 @@ func newColumn(f arrow.Field) (*column, error) {
 		return nil, fmt.Errorf("column '%s': type %s is not supported by the JSON format", f.Name, f.Type)
 	}
 	return c, nil
+}
+
+// checkSlot is the byName and keySlot index of checks[j]: below -1, the
+// index of a key no column wants.
+func checkSlot(j int) int { return -2 - j }
+
+// addChecks makes the struct column c validate fields without building
+// them. Their scratch columns use Go memory: they hold one value at a time
+// and live as long as the decoder, outside any batch's accounting.
+func (c *column) addChecks(fields []arrow.Field) error {
+	for _, f := range fields {
+		if _, dup := c.byName[f.Name]; dup {
+			continue
+		}
+		ch, err := newColumn(f)
+		if err != nil {
+			return err
+		}
+		ch.setMem(memory.NewGoAllocator())
+		c.byName[f.Name] = checkSlot(len(c.checks))
+		c.checks = append(c.checks, ch)
+	}
+	c.checkSeen = make([]uint32, len(c.checks), padLines(len(c.checks)))
+	return nil
+}
+
+// check reads the value at b[i] into the scratch column c and drops it,
+// reporting where the value ends (-1: the walk cannot accept it).
+func (w *walker) check(b []byte, i int, c *column) int {
+	i = w.readValue(b, i, c)
+	c.truncate(0)
+	return i
 }
 
 // keySlot is the positional hint of seed 000: the field the k-th key of an

@@ -222,6 +222,10 @@ type Decoder struct {
 	mem    memory.Allocator
 	schema *arrow.Schema
 	fields []arrow.Field
+	// unread are the declared fields no column is built for, validated
+	// all the same: a record is good or bad by itself, whatever the query
+	// reads.
+	unread []arrow.Field
 	opts   Options
 	root   *column
 	walk   walker
@@ -241,12 +245,44 @@ type Decoder struct {
 // NewDecoder returns a decoder for schema's columns, matched to JSON fields
 // by exact name.
 func NewDecoder(mem memory.Allocator, schema *arrow.Schema, opts Options) (*Decoder, error) {
+	return newDecoder(mem, schema, nil, opts)
+}
+
+// NewProjectedDecoder returns a decoder that builds the columns of
+// declared at cols, in that order, and judges every record against all of
+// declared: a field no column is built for must still be valid for its
+// declared type (and present, under 'json.fail-on-missing-field'), so a
+// bad record is bad whatever a query reads.
+func NewProjectedDecoder(mem memory.Allocator, declared *arrow.Schema, cols []int, opts Options) (*Decoder, error) {
+	fields := declared.Fields()
+	read := make([]bool, len(fields))
+	built := make([]arrow.Field, 0, len(cols))
+	for _, c := range cols {
+		if c < 0 || c >= len(fields) {
+			return nil, fmt.Errorf("json decode: column %d of %d declared", c, len(fields))
+		}
+		read[c] = true
+		built = append(built, fields[c])
+	}
+	var unread []arrow.Field
+	for i, f := range fields {
+		if !read[i] {
+			unread = append(unread, f)
+		}
+	}
+	return newDecoder(mem, arrow.NewSchema(built, nil), unread, opts)
+}
+
+func newDecoder(mem memory.Allocator, schema *arrow.Schema, unread []arrow.Field, opts Options) (*Decoder, error) {
 	root, err := newColumn(arrow.Field{Name: "", Type: arrow.StructOf(schema.Fields()...)})
 	if err != nil {
 		return nil, err
 	}
+	if err := root.addChecks(unread); err != nil {
+		return nil, err
+	}
 	root.setMem(decodeAllocator(mem))
-	return &Decoder{mem: mem, schema: schema, fields: schema.Fields(), opts: opts, root: root,
+	return &Decoder{mem: mem, schema: schema, fields: schema.Fields(), unread: unread, opts: opts, root: root,
 		walk:    walker{failOnMissing: opts.FailOnMissing},
 		skipped: map[string]int64{}}, nil
 }

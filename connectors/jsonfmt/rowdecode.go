@@ -27,31 +27,43 @@ func (d *Decoder) decodeRow(rec []byte) (exec.Row, *RecordError) {
 	if t := bytes.TrimLeft(rec, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return nil, &RecordError{Reason: ReasonNotObject, Err: fmt.Errorf("not a JSON object: %s", snippet(rec))}
 	}
-	return d.rowObject(json.RawMessage(rec), d.fields, "")
+	return d.rowObject(json.RawMessage(rec), d.fields, d.unread, "")
 }
 
-func (d *Decoder) rowObject(raw json.RawMessage, fields []arrow.Field, path string) (exec.Row, *RecordError) {
+// rowObject converts the object raw to a row of fields, and judges the
+// unread fields by the same conversion, dropping their values.
+func (d *Decoder) rowObject(raw json.RawMessage, fields, unread []arrow.Field, path string) (exec.Row, *RecordError) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, &RecordError{Reason: ReasonMalformed, Err: err}
 	}
 	row := make(exec.Row, len(fields))
 	for i, f := range fields {
-		v, ok := m[f.Name]
-		name := path + f.Name
-		if !ok {
-			if d.opts.FailOnMissing {
-				return nil, &RecordError{Reason: ReasonMissing, Column: name, Err: fmt.Errorf("field '%s' is missing", name)}
-			}
-			continue
-		}
-		val, rerr := d.rowValue(v, f.Type, name)
+		val, rerr := d.rowField(m, f, path)
 		if rerr != nil {
 			return nil, rerr
 		}
 		row[i] = val
 	}
+	for _, f := range unread {
+		if _, rerr := d.rowField(m, f, path); rerr != nil {
+			return nil, rerr
+		}
+	}
 	return row, nil
+}
+
+// rowField converts field f of the object m (nil when absent).
+func (d *Decoder) rowField(m map[string]json.RawMessage, f arrow.Field, path string) (any, *RecordError) {
+	v, ok := m[f.Name]
+	name := path + f.Name
+	if !ok {
+		if d.opts.FailOnMissing {
+			return nil, &RecordError{Reason: ReasonMissing, Column: name, Err: fmt.Errorf("field '%s' is missing", name)}
+		}
+		return nil, nil
+	}
+	return d.rowValue(v, f.Type, name)
 }
 
 func mismatch(name string, raw json.RawMessage, t arrow.DataType, why error) *RecordError {
@@ -173,7 +185,7 @@ func (d *Decoder) rowValue(raw json.RawMessage, t arrow.DataType, name string) (
 		if raw[0] != '{' {
 			return nil, mismatch(name, raw, t, nil)
 		}
-		return d.rowObject(raw, t.Fields(), name+".")
+		return d.rowObject(raw, t.Fields(), nil, name+".")
 	case *arrow.ListType:
 		if raw[0] != '[' {
 			return nil, mismatch(name, raw, t, nil)

@@ -98,7 +98,9 @@ func (s *Source) decoder(p int32) (*jsonfmt.Decoder, error) {
 	if d, ok := s.decoders[p]; ok {
 		return d, nil
 	}
-	d, err := jsonfmt.NewDecoder(s.t.mem, s.phys, s.t.cfg.json)
+	// Every declared field is judged, read or not: a record is good or
+	// bad by itself, so count(*) counts the rows SELECT * returns.
+	d, err := jsonfmt.NewProjectedDecoder(s.t.mem, s.t.physical(nil), s.t.physicalIndexes(s.cols), s.t.cfg.json)
 	if err != nil {
 		return nil, err
 	}

@@ -304,6 +304,25 @@ func (t *Table) physical(cols []int) *arrow.Schema {
 	return arrow.NewSchema(fs, nil)
 }
 
+// physicalIndexes are the positions in physical(nil) of the non-metadata
+// columns among cols, in order: what the decoder builds of the declared
+// fields it judges every record against.
+func (t *Table) physicalIndexes(cols []int) []int {
+	pos := make(map[int]int, len(t.schema.Fields()))
+	for c := range t.schema.Fields() {
+		if _, isMeta := t.meta[c]; !isMeta {
+			pos[c] = len(pos)
+		}
+	}
+	var out []int
+	for _, c := range cols {
+		if p, ok := pos[c]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func allColumns(n int) []int {
 	out := make([]int, n)
 	for i := range out {
