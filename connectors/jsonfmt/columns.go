@@ -147,10 +147,17 @@ func checkSlot(j int) int { return -2 - j }
 
 // addChecks makes the struct column c validate fields without building
 // them. Their scratch columns use Go memory: they hold one value at a time
-// and live as long as the decoder, outside any batch's accounting.
-func (c *column) addChecks(fields []arrow.Field) error {
+// and live as long as the decoder, outside any batch's accounting. A
+// VARCHAR takes any JSON value (a non-string as its text), so its check is
+// the syntax skip every unknown key gets, unless its presence is checked
+// too ('json.fail-on-missing-field').
+func (c *column) addChecks(fields []arrow.Field, failOnMissing bool) error {
 	for _, f := range fields {
 		if _, dup := c.byName[f.Name]; dup {
+			continue
+		}
+		if f.Type.ID() == arrow.STRING && !failOnMissing {
+			c.byName[f.Name] = -1
 			continue
 		}
 		ch, err := newColumn(f)

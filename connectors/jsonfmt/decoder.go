@@ -278,7 +278,7 @@ func newDecoder(mem memory.Allocator, schema *arrow.Schema, unread []arrow.Field
 	if err != nil {
 		return nil, err
 	}
-	if err := root.addChecks(unread); err != nil {
+	if err := root.addChecks(unread, opts.FailOnMissing); err != nil {
 		return nil, err
 	}
 	root.setMem(decodeAllocator(mem))
