@@ -175,6 +175,14 @@ func (c *column) addChecks(fields []arrow.Field, failOnMissing bool) error {
 // check reads the value at b[i] into the scratch column c and drops it,
 // reporting where the value ends (-1: the walk cannot accept it).
 func (w *walker) check(b []byte, i int, c *column) int {
+	if c.kind == kInt64 {
+		// The common unread value, judged by the scan readValue starts
+		// with; anything else (null, a fraction, 19+ digits) takes the
+		// whole path.
+		if _, next := scanInt64(b, i); next >= 0 {
+			return next
+		}
+	}
 	i = w.readValue(b, i, c)
 	c.truncate(0)
 	return i
