@@ -50,28 +50,8 @@ func TestDemoTableStartsAtLatestOffset(t *testing.T) {
 	// New events keep arriving until the test ends: the query's start
 	// offset is taken when its source opens, at a moment the test cannot
 	// see, so a single later event could land before it and be skipped.
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer produceEvery(ctx, t, cl, 10*time.Millisecond, func(int) *kgo.Record { return event(2) })()
 	defer cancel()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tk := time.NewTicker(10 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tk.C:
-			}
-			if err := cl.ProduceSync(ctx, event(2)).FirstErr(); err != nil {
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("produce: %v", err)
-				}
-				return
-			}
-		}
-	}()
 
 	w := &rowsWriter{}
 	if _, err := s.Execute(ctx, "SELECT event_type FROM nexmark LIMIT 20", w, ExecOptions{}); err != nil {
@@ -101,4 +81,30 @@ func TestDemoTableStartsAtLatestOffset(t *testing.T) {
 	if len(w.rows) != backlog {
 		t.Fatalf("earliest-offset: %d rows, want %d", len(w.rows), backlog)
 	}
+}
+
+// produceEvery produces rec(1), rec(2), ... one every period until ctx
+// ends, and returns a wait for the producer to stop (cancel ctx first).
+func produceEvery(ctx context.Context, t *testing.T, cl *kgo.Client, period time.Duration, rec func(i int) *kgo.Record) (wait func()) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(period)
+		defer tk.Stop()
+		for i := 1; ; i++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+			}
+			if err := cl.ProduceSync(ctx, rec(i)).FirstErr(); err != nil {
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("produce: %v", err)
+				}
+				return
+			}
+		}
+	}()
+	return wg.Wait
 }
