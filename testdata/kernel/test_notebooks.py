@@ -125,8 +125,13 @@ class NotebookTests(unittest.TestCase):
         ranked = [(-v["bids"], v["channel"]) for v in values]
         self.assertEqual(ranked, sorted(ranked))
 
-        # The windowed series over the live stream: ended by duration=10s,
-        # one point per one-second window, on a time axis.
+        # The windowed series over the live stream: a live display (emptied
+        # at the end) then the final chart; ended by duration=10s, one point
+        # per one-second window, on a time axis.
+        cell = next(c for c in nb.cells if c.cell_type == "code" and "TUMBLE" in c.source)
+        self.assertEqual([o["output_type"] for o in outputs(cell)], ["display_data", "display_data"])
+        self.assertEqual(outputs(cell)[0]["data"], {"text/plain": ""})
+        self.assertIs(outputs(cell)[1], charts[1])
         line = specs[1]
         self.assertEqual(line["mark"]["type"], "line")
         self.assertEqual(line["encoding"]["x"]["type"], "temporal")
