@@ -66,12 +66,18 @@ func demoBrokers() (string, error) {
 // registerDemo adds the demo catalog: a 'nexmark' Kafka table in the JSON
 // shape of ddl_kafka.sql (plus a physical dateTime, until the binder computes
 // it) and the bid/auction/person views of ddl_views.sql. Nothing starts
-// until a statement resolves the table.
-func registerDemo(cat *plan.Catalog) {
+// until a statement resolves the table; brokers names the broker then.
+//
+// The table starts each query from the latest offset: the producer runs
+// while the session idles, so reading from the earliest offset would make a
+// first query after a pause dump the whole backlog before any live row. A
+// table declared over the topic with its own 'scan.startup.mode' (e.g.
+// 'earliest-offset') reads as it says.
+func registerDemo(cat *plan.Catalog, brokers func() (string, error)) {
 	opts := map[string]string{"connector": "kafka", "topic": kafka.NexmarkTopic, "format": "json",
-		"scan.startup.mode": "earliest-offset"}
+		"scan.startup.mode": kafka.StartLatest}
 	_ = cat.Add(&plan.Entry{Name: "nexmark", Connector: "kafka", Options: opts, Open: func() (connectors.Table, error) {
-		brokers, err := demoBrokers()
+		addr, err := brokers()
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +85,7 @@ func registerDemo(cat *plan.Catalog) {
 		if err != nil {
 			return nil, err
 		}
-		o := map[string]string{"properties.bootstrap.servers": brokers}
+		o := map[string]string{"properties.bootstrap.servers": addr}
 		for k, v := range opts {
 			o[k] = v
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -100,28 +99,10 @@ func TestWatermarkIdleTimeoutEndToEnd(t *testing.T) {
 
 			// Partition 0 keeps going, a record every 20 ms of wall time,
 			// until the test ends.
-			var wg sync.WaitGroup
-			defer wg.Wait()
+			defer produceEvery(ctx, t, cl, 20*time.Millisecond, func(i int) *kgo.Record {
+				return idleRecord(0, i, idleBase.Add(time.Duration(i)*idleStep))
+			})()
 			defer cancel()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				tk := time.NewTicker(20 * time.Millisecond)
-				defer tk.Stop()
-				for i := 1; ; i++ {
-					select {
-					case <-ctx.Done():
-						return
-					case <-tk.C:
-					}
-					if err := cl.ProduceSync(ctx, idleRecord(0, i, idleBase.Add(time.Duration(i)*idleStep))).FirstErr(); err != nil {
-						if !errors.Is(err, context.Canceled) {
-							t.Errorf("produce: %v", err)
-						}
-						return
-					}
-				}
-			}()
 
 			w := &windowsWriter{rows: make(chan exec.Row, 16)}
 			qctx, qcancel := context.WithCancel(ctx)

@@ -56,7 +56,7 @@ func NewSession(opts SessionOptions) *Session {
 		s.mem = memory.DefaultAllocator
 	}
 	if !opts.NoDemoCatalog {
-		registerDemo(s.cat)
+		registerDemo(s.cat, demoBrokers)
 	}
 	return s
 }

@@ -40,6 +40,8 @@ var Rules = []Rule{
 		decomposeAggregates},
 	{"push-down-filters", "after decorrelation, whose joins need the same treatment: conjuncts move below projections, aggregates (on their keys), unions and into join inputs, a WHERE conjunct over two sides of a join onto that join (the keys of a comma FROM list), and scans learn what they may skip",
 		func(n Node, _ *RuleOptions) (Node, error) { return pushDownFilters(n) }},
+	{"push-down-semi-joins", "after filters, before join order: a SEMI or ANTI join filters rows by their own values, so it moves below the inner joins onto the input its condition reads, and the reordered cluster sees that input already cut",
+		func(n Node, _ *RuleOptions) (Node, error) { return pushSemiJoins(n) }},
 	{"order-joins", "after filters sit on the joins they connect and before keys are split: each cluster of inner joins is reordered so no join is a needless cross product and the smaller input of each is the one built",
 		func(n Node, _ *RuleOptions) (Node, error) { return orderJoins(n) }},
 	{"extract-join-keys", "after every condition sits on its join: each splits into equi-keys (computed ones projected under their side), a residual, and for a streaming join an event-time bound with the rest filtered above",

@@ -172,3 +172,49 @@ func physicalOf(t *testing.T, n Node) *Physical {
 	}
 	return p
 }
+
+func TestSemiJoinsMoveBelowInnerJoins(t *testing.T) {
+	// Each IN / NOT IN / EXISTS reads one input of the comma join only, so
+	// each ends up on that input, under the inner join, with its condition
+	// remapped to that input's columns (check-invariants verifies the
+	// schemas; the .slt suites and TPC-H verify the answers).
+	n := planOf(t, `SELECT a.s, b.price FROM t a, b
+		WHERE a.i64 = b.auction
+		  AND b.bidder IN (SELECT i64 FROM t WHERE i8 > 3)
+		  AND a.i32 NOT IN (SELECT i32 FROM t)
+		  AND EXISTS (SELECT 1 FROM t x WHERE x.i16 = a.i16)`)
+	var semis int
+	for _, j := range nodesOf[*Join](n) {
+		if j.Kind != JoinSemi && j.Kind != JoinAnti {
+			continue
+		}
+		semis++
+		if in, ok := j.Left.(*Join); ok && in.Kind == JoinInner {
+			t.Errorf("%s join on %s is still above an inner join:\n%s", map[JoinKind]string{JoinSemi: "SEMI", JoinAnti: "ANTI"}[j.Kind], j.Cond, Format(n))
+		}
+	}
+	if semis != 3 {
+		t.Fatalf("want 3 semi/anti joins, got %d:\n%s", semis, Format(n))
+	}
+	var inner *Join
+	for _, j := range nodesOf[*Join](n) {
+		if j.Kind == JoinInner {
+			inner = j
+		}
+	}
+	if inner == nil {
+		t.Fatalf("no inner join:\n%s", Format(n))
+	}
+	// Under the inner join: both of its inputs carry semi or anti joins.
+	for _, side := range []Node{inner.Left, inner.Right} {
+		found := false
+		visitPlan(side, func(x Node) {
+			if j, ok := x.(*Join); ok && (j.Kind == JoinSemi || j.Kind == JoinAnti) {
+				found = true
+			}
+		})
+		if !found {
+			t.Errorf("an input of the inner join has no semi/anti join under it:\n%s", Format(n))
+		}
+	}
+}

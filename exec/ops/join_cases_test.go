@@ -123,12 +123,19 @@ func feedJoin(t *testing.T, ctx context.Context, mem memory.Allocator, op exec.O
 // 1024 rows, columnar.
 func feedErr(t *testing.T, ctx context.Context, mem memory.Allocator, op exec.Operator, left, right []exec.Row, out exec.Emitter) error {
 	t.Helper()
+	return feedAs(t, ctx, mem, op, left, right, true, out)
+}
+
+// feedAs is feedErr with the batches columnar (and the columnar path on)
+// or rows (and it off).
+func feedAs(t *testing.T, ctx context.Context, mem memory.Allocator, op exec.Operator, left, right []exec.Row, columnar bool, out exec.Emitter) error {
+	t.Helper()
 	for i, in := range []input{{refRightSchema, right}, {refLeftSchema, left}} {
 		side := 1 - i
-		bs := makeBatches(t, mem, in, 1024, true)
+		bs := makeBatches(t, mem, in, 1024, columnar)
 		defer release(bs)
 		for _, b := range bs {
-			if _, err := exec.Dispatch(ctx, op, true, side, b, out); err != nil {
+			if _, err := exec.Dispatch(ctx, op, columnar, side, b, out); err != nil {
 				return err
 			}
 		}

@@ -113,6 +113,11 @@ type StreamJoin struct {
 	ttlExpired                   int64 // rows dropped by the state TTL
 	emitsColumnar, emitsHeldBack int64
 
+	// pairChunk bounds the pairs one emitted batch holds (joinPairChunk;
+	// tests make it small): a key held many times on the other side
+	// streams its matches in pieces, the context checked between them.
+	pairChunk int
+
 	// Scratch, reused across batches.
 	ids    []int32
 	pairs  []joinPair
@@ -132,7 +137,7 @@ type joinPair struct {
 // NewStreamJoin returns a streaming join; errors surface on the first batch.
 func NewStreamJoin(spec StreamJoinSpec, mem memory.Allocator) *StreamJoin {
 	j := &StreamJoin{spec: spec, changelog: spec.Changelog(), mem: mem, damper: exec.NewOutputDamper(),
-		wm: exec.MinWatermark, opCol: [2]int{spec.LeftOp, spec.RightOp}, timeCol: [2]int{-1, -1}}
+		wm: exec.MinWatermark, pairChunk: joinPairChunk, opCol: [2]int{spec.LeftOp, spec.RightOp}, timeCol: [2]int{-1, -1}}
 	j.keyCols = [2][]int{spec.LeftKeys, spec.RightKeys}
 	j.side[0] = &joinSide{outer: spec.Type == Left || spec.Type == Full, nullHead: -1}
 	j.side[1] = &joinSide{outer: spec.Type == Full, nullHead: -1}
@@ -368,6 +373,7 @@ func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, now int64, o
 	keep := !j.ended[o] || j.opCol[s] >= 0
 	pairs := j.pairs[:0]
 	chunk := int32(-1)
+	var err error
 	for i := 0; i < in.n; i++ {
 		g := j.ids[i]
 		kind := OpInsert
@@ -393,6 +399,11 @@ func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, now int64, o
 			}
 			n := 0
 			for m := other.first(g); m >= 0; m = other.next(m) {
+				if len(pairs) >= j.pairChunk {
+					if pairs, err = j.emitPart(ctx, s, in, pairs, out); err != nil {
+						return err
+					}
+				}
 				pairs = append(pairs, joinPair{kind: kind, in: int32(i), st: m})
 				if other.outer {
 					c := other.matched(m)
@@ -410,6 +421,11 @@ func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, now int64, o
 		}
 		n := int32(0)
 		for m := other.first(g); m >= 0; m = other.next(m) {
+			if len(pairs) >= j.pairChunk {
+				if pairs, err = j.emitPart(ctx, s, in, pairs, out); err != nil {
+					return err
+				}
+			}
 			if other.outer {
 				c := other.matched(m)
 				if *c == 0 {
@@ -438,6 +454,19 @@ func (j *StreamJoin) step(ctx context.Context, s int, in joinInput, now int64, o
 	}
 	j.pairs = pairs
 	return j.emit(ctx, s, in, pairs, out)
+}
+
+// emitPart emits the pairs gathered so far of a batch whose pairs go on,
+// then checks the context: a key with many held rows comes out in bounded
+// batches and a cancelled query stops between them. It returns pairs
+// emptied for reuse. The pairs only name rows of the arriving batch and of
+// the other side's state, which step does not change, so emitting them
+// before the batch's own rows are held changes nothing.
+func (j *StreamJoin) emitPart(ctx context.Context, s int, in joinInput, pairs []joinPair, out exec.Emitter) ([]joinPair, error) {
+	if err := j.emit(ctx, s, in, pairs, out); err != nil {
+		return pairs, err
+	}
+	return pairs[:0], ctx.Err()
 }
 
 // expireTTL drops the held rows that arrived StateTTL or longer ago, on
@@ -498,3 +527,6 @@ func (j *StreamJoin) find(s int, in joinInput, i, g int32) int32 {
 	}
 	return -1
 }
+
+// setPairChunk sets the bound on one emitted batch's pairs (tests).
+func (j *StreamJoin) setPairChunk(n int) { j.pairChunk = n }

@@ -93,6 +93,9 @@ func TestStreamJoinBornColumnar(t *testing.T) {
 	}
 }
 
+// With size 5 the pairs of a batch also come out in chunks of 3, so a
+// padded row's retraction and its first match can fall in different
+// batches: the changelog must still apply to the reference.
 func TestStreamJoinOuterChangelog(t *testing.T) {
 	for _, typ := range []JoinType{Left, Full} {
 		for _, size := range []int{1, 5, 1024} {
@@ -102,6 +105,9 @@ func TestStreamJoinOuterChangelog(t *testing.T) {
 					defer mem.AssertSize(t, 0)
 					ins := []input{{SampleSchema, sampleRows(50, true)}, {buildSchema, buildRows(14, true)}}
 					j := streamJoin(typ, []int{0}, []int{0}, changelogSchema(joinSchema()), mem)
+					if size == 5 {
+						j.setPairChunk(3)
+					}
 					res := runOp(t, mem, j, ins, size, col, col)
 					if res.outCol != 0 {
 						t.Errorf("an outer join emitted %d columnar batches; its changelog is rows", res.outCol)

@@ -3,6 +3,7 @@ without errors, and the walkthroughs show what they promise."""
 import glob
 import os
 import unittest
+from datetime import datetime
 
 import nbformat
 from nbclient import NotebookClient
@@ -109,15 +110,56 @@ class NotebookTests(unittest.TestCase):
         nb = self.run_notebook("charts.ipynb")
         charts = [o for c in nb.cells for o in outputs(c)
                   if "application/vnd.vegalite.v5+json" in o.get("data", {})]
-        self.assertEqual(len(charts), 2)
-        bar = charts[0]["data"]["application/vnd.vegalite.v5+json"]
-        self.assertIsInstance(bar, dict)
+        self.assertEqual(len(charts), 3)
+        specs = [c["data"]["application/vnd.vegalite.v5+json"] for c in charts]
+        for c in charts:
+            self.assertIn("text/plain", c["data"])  # the fallback table
+
+        # Top 10: ten bars, drawn in the query's rank order (not sorted by name).
+        bar = specs[0]
         self.assertEqual(bar["mark"]["type"], "bar")
-        self.assertTrue(bar["data"]["values"])
-        self.assertTrue(all(isinstance(v["bids"], int) for v in bar["data"]["values"]))
-        line = charts[1]["data"]["application/vnd.vegalite.v5+json"]
-        self.assertEqual(len(line["data"]["values"]), 200)
-        self.assertIn("text/plain", charts[1]["data"])
+        self.assertEqual(bar["encoding"]["x"], {"field": "channel", "type": "nominal", "sort": None})
+        values = bar["data"]["values"]
+        self.assertEqual(len(values), 10)
+        self.assertTrue(all(isinstance(v["bids"], int) for v in values))
+        ranked = [(-v["bids"], v["channel"]) for v in values]
+        self.assertEqual(ranked, sorted(ranked))
+
+        # The windowed series over the live stream: a live display (emptied
+        # at the end) then the final chart; ended by duration=10s, one point
+        # per one-second window, on a time axis.
+        cell = next(c for c in nb.cells if c.cell_type == "code" and "TUMBLE" in c.source)
+        self.assertEqual([o["output_type"] for o in outputs(cell)], ["display_data", "display_data"])
+        self.assertEqual(outputs(cell)[0]["data"], {"text/plain": ""})
+        self.assertIs(outputs(cell)[1], charts[1])
+        line = specs[1]
+        self.assertEqual(line["mark"]["type"], "line")
+        self.assertEqual(line["encoding"]["x"]["type"], "temporal")
+        self.assertIn("stopped at duration=10s", charts[1]["data"]["text/plain"])
+        starts = [datetime.fromisoformat(v["window_start"]) for v in line["data"]["values"]]
+        self.assertGreaterEqual(len(starts), 5)
+        self.assertEqual({(b - a).total_seconds() for a, b in zip(starts, starts[1:])}, {1.0})
+        self.assertTrue(all(isinstance(v["avg_price"], float) for v in line["data"]["values"]))
+
+        # A numeric x axis over Parquet.
+        self.assertEqual(len(specs[2]["data"]["values"]), 200)
+        self.assertEqual(specs[2]["encoding"]["x"]["type"], "quantitative")
+
+    def test_saved_notebooks_are_executed_and_portable(self):
+        """The files in notebooks/ carry their outputs (scripts/run-notebooks
+        writes them), and nothing in them names this machine: no absolute
+        path, no broker address."""
+        for p in sorted(glob.glob(os.path.join(NOTEBOOKS, "*.ipynb"))):
+            with self.subTest(notebook=os.path.basename(p)):
+                nb = nbformat.read(p, as_version=4)
+                for c in nb.cells:
+                    if c.cell_type == "code":
+                        self.assertTrue(outputs(c), f"saved without output: {c.source!r}")
+                        self.assertIsNotNone(c.execution_count, c.source)
+                with open(p) as f:
+                    raw = f.read()
+                for bad in (ROOT, "127.0.0.1", "/tmp/", "localhost:"):
+                    self.assertNotIn(bad, raw)
 
 
 if __name__ == "__main__":

@@ -216,6 +216,26 @@ class ProtocolTests(unittest.TestCase):
         self.assertIn("cancelled", table["text/plain"])
         self.assertLess(kinds.index("display_data"), kinds.index("error"))
 
+    def test_live_chart_updates(self):
+        """A chart over a stream is redrawn while the query runs, then sent
+        whole as an output of its own."""
+        reply, msgs = h.run(self.kc, "-- clink: chart=point x=auction y=price duration=1500ms\nSELECT auction, price FROM bid;")
+        self.assertEqual(reply["content"]["status"], "ok")
+        disp = h.of_type(msgs, "display_data")
+        self.assertEqual(len(disp), 2)
+        did = disp[0]["content"]["transient"]["display_id"]
+        ups = h.of_type(msgs, "update_display_data")
+        self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
+        redraws = [u["content"]["data"]["application/vnd.vegalite.v5+json"] for u in ups[:-1]]
+        self.assertGreaterEqual(len(redraws), 2)
+        counts = [len(r["data"]["values"]) for r in redraws]
+        self.assertEqual(counts, sorted(counts))
+        self.assertGreater(counts[-1], 0)
+        self.assertEqual(ups[-1]["content"]["data"], {"text/plain": ""})
+        final = disp[1]["content"]["data"]
+        self.assertIn("stopped at duration=1.5s", final["text/plain"])
+        self.assertGreaterEqual(len(final["application/vnd.vegalite.v5+json"]["data"]["values"]), counts[-1])
+
     def test_live_updates(self):
         reply, msgs = h.run(self.kc, "-- clink: duration=1500ms\nSELECT auction, price FROM bid;")
         self.assertEqual(reply["content"]["status"], "ok")

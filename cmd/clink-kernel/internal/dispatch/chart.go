@@ -60,12 +60,19 @@ func chartSpec(cols []column, rows [][]cellValue, o cellOptions) (map[string]any
 	if isNumeric(cols[y].typ) {
 		yType = "quantitative"
 	}
+	xEnc := map[string]any{"field": cols[x].name, "type": xType}
+	if xType == "nominal" || xType == "ordinal" {
+		// Vega-Lite sorts a discrete axis by value; a null sort keeps the
+		// rows in the result's order, so ORDER BY ... LIMIT 10 draws the
+		// top ten in rank order.
+		xEnc["sort"] = nil
+	}
 	return map[string]any{
 		"$schema": "https://vega.github.io/schema/vega-lite/v5.json",
 		"data":    map[string]any{"values": values},
 		"mark":    map[string]any{"type": o.chart, "tooltip": true},
 		"encoding": map[string]any{
-			"x": map[string]any{"field": cols[x].name, "type": xType},
+			"x": xEnc,
 			"y": map[string]any{"field": cols[y].name, "type": yType},
 		},
 		"width": 480,

@@ -473,3 +473,56 @@ func TestInterruptedExplainKeepsReport(t *testing.T) {
 		t.Fatalf("error %v", ss[3].content)
 	}
 }
+
+// A chart over a stream is a display redrawn while the query runs (each
+// update a Vega-Lite spec of the rows so far), then emptied, and the final
+// chart is an output of its own for frontends that ignore updates.
+func TestLiveChartUpdatesWhileRunning(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	m := request("execute_request", map[string]any{"code": "-- clink: chart=point x=s y=s rows=30\nblock"})
+	k.handle(wire.Shell, m)
+	var outs []sent
+	for _, s := range tr.of(m.Header.MsgID) {
+		switch s.msgType {
+		case "display_data", "update_display_data", "execute_result":
+			outs = append(outs, s)
+		}
+	}
+	if len(outs) < 4 || outs[0].msgType != "display_data" {
+		t.Fatalf("outputs: %s", types(outs))
+	}
+	id := outs[0].content["transient"].(map[string]any)["display_id"]
+	values := func(s sent) int {
+		d := s.content["data"].(map[string]any)
+		spec, ok := d["application/vnd.vegalite.v5+json"].(map[string]any)
+		if !ok {
+			t.Fatalf("%s without a chart: %v", s.msgType, d)
+		}
+		return len(spec["data"].(map[string]any)["values"].([]any))
+	}
+	updates := outs[1 : len(outs)-2]
+	if len(updates) == 0 {
+		t.Fatalf("no redraw while running: %s", types(outs))
+	}
+	last := 0
+	for _, u := range updates {
+		if u.msgType != "update_display_data" || u.content["transient"].(map[string]any)["display_id"] != id {
+			t.Fatalf("not an update of the chart's display: %s", types(outs))
+		}
+		n := values(u)
+		if n < last || n > 30 {
+			t.Fatalf("redraw with %d points after %d", n, last)
+		}
+		last = n
+	}
+	blank, final := outs[len(outs)-2], outs[len(outs)-1]
+	if blank.msgType != "update_display_data" || blank.content["data"].(map[string]any)["text/plain"] != "" {
+		t.Fatalf("live chart not emptied: %s", types(outs))
+	}
+	if final.msgType != "display_data" || final.content["transient"] != nil || values(final) != 30 {
+		t.Fatalf("final chart: %s %v", final.msgType, final.content["transient"])
+	}
+	if text := final.content["data"].(map[string]any)["text/plain"].(string); !strings.Contains(text, "30 rows, stopped at rows=30") {
+		t.Fatalf("final text:\n%s", text)
+	}
+}

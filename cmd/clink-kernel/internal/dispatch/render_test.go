@@ -60,7 +60,40 @@ func TestRenderHTMLEscapes(t *testing.T) {
 func TestChartSpecKeepsJSONValid(t *testing.T) {
 	c := []column{{"x", arrow.PrimitiveTypes.Int64}, {"y", arrow.PrimitiveTypes.Float64}}
 	rows := [][]cellValue{{{s: "1"}, {s: "NaN"}}, {{s: "2"}, {s: "+Inf"}}, {{s: "3"}, {s: "2.5"}}, {{s: "4"}, {null: true}}}
-	spec, err := chartSpec(c, rows, cellOptions{chart: "line", x: "X", y: "y"})
+	s := chartJSON(t, c, rows, cellOptions{chart: "line", x: "X", y: "y"})
+	if !strings.Contains(s, `{"x":1,"y":null}`) || !strings.Contains(s, `{"x":3,"y":2.5}`) || !strings.Contains(s, `"quantitative"`) {
+		t.Fatalf("spec %s", s)
+	}
+	if _, err := chartSpec(c, rows, cellOptions{chart: "line", x: "x", y: "nope"}); err == nil || !strings.Contains(err.Error(), "columns: x, y") {
+		t.Fatalf("missing column: %v", err)
+	}
+}
+
+// A bar chart keeps the result's row order on its discrete axis (a top-n
+// stays in rank order); a quantitative axis has no sort to set.
+func TestChartSpecKeepsRowOrderOnDiscreteAxis(t *testing.T) {
+	rows := [][]cellValue{{{s: "b"}, {s: "9"}}, {{s: "a"}, {s: "3"}}}
+	s := chartJSON(t, cols, rows, cellOptions{chart: "bar", x: "name", y: "n"})
+	if !strings.Contains(s, `"x":{"field":"name","sort":null,"type":"nominal"}`) {
+		t.Fatalf("x axis not in row order: %s", s)
+	}
+	if strings.Index(s, `"name":"b"`) > strings.Index(s, `"name":"a"`) {
+		t.Fatalf("values reordered: %s", s)
+	}
+	num := []column{{"x", arrow.PrimitiveTypes.Int64}, {"y", arrow.PrimitiveTypes.Int64}}
+	spec, err := chartSpec(num, [][]cellValue{{{s: "1"}, {s: "2"}}}, cellOptions{chart: "line", x: "x", y: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := spec["encoding"].(map[string]any)["x"].(map[string]any)["sort"]; ok {
+		t.Fatalf("quantitative axis given a sort: %v", spec["encoding"])
+	}
+}
+
+// chartJSON is the spec chartSpec builds, as the JSON the kernel sends.
+func chartJSON(t *testing.T, c []column, rows [][]cellValue, o cellOptions) string {
+	t.Helper()
+	spec, err := chartSpec(c, rows, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +101,7 @@ func TestChartSpecKeepsJSONValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(b)
-	if !strings.Contains(s, `{"x":1,"y":null}`) || !strings.Contains(s, `{"x":3,"y":2.5}`) || !strings.Contains(s, `"quantitative"`) {
-		t.Fatalf("spec %s", s)
-	}
-	if _, err := chartSpec(c, rows, cellOptions{chart: "line", x: "x", y: "nope"}); err == nil || !strings.Contains(err.Error(), "columns: x, y") {
-		t.Fatalf("missing column: %v", err)
-	}
+	return string(b)
 }
 
 func tables() []engine.TableInfo {

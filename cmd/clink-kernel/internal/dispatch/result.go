@@ -74,7 +74,7 @@ type resultMode int
 const (
 	modeTable resultMode = iota // bounded: one execute_result at the end
 	modeLive                    // unbounded: a display updated in place
-	modeChart                   // a Vega-Lite chart at the end
+	modeChart                   // a Vega-Lite chart; over a stream, redrawn in place while it runs
 	modeText                    // output=text: a text table on stdout
 )
 
@@ -163,6 +163,17 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 		if _, _, err := chartColumns(w.cols, o); err != nil {
 			return err
 		}
+		if !bounded {
+			// A stream's chart is a display redrawn as rows arrive (at the
+			// live table's rate), so the chart grows while the query runs.
+			w.displayID = wire.NewID()
+			w.out.publish("display_data", map[string]any{
+				"data":      map[string]any{"text/plain": "chart: waiting for rows"},
+				"metadata":  map[string]any{},
+				"transient": map[string]any{"display_id": w.displayID},
+			})
+			w.lastSend = time.Now()
+		}
 	case o.text:
 		w.mode = modeText
 	case !bounded:
@@ -225,8 +236,10 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 		}
 	}
 	w.total += n
-	if w.mode == modeLive && time.Since(w.lastSend) >= w.out.k.liveInterval {
-		w.sendLive()
+	if w.displayID != "" && time.Since(w.lastSend) >= w.out.k.liveInterval {
+		if err := w.sendLive(); err != nil {
+			return err
+		}
 	}
 	if w.stopped != "" {
 		return exec.ErrStop
@@ -331,9 +344,17 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 	}
 }
 
-// sendLive updates the live display with the table so far.
-func (w *resultWriter) sendLive() {
-	bundle := w.liveBundle("running")
+// sendLive updates the live display with the table (or chart) so far.
+func (w *resultWriter) sendLive() error {
+	var bundle map[string]any
+	if w.mode == modeChart {
+		var err error
+		if bundle, err = w.chartBundle("running"); err != nil {
+			return err
+		}
+	} else {
+		bundle = w.liveBundle("running")
+	}
 	w.out.publish("update_display_data", map[string]any{
 		"data":      bundle,
 		"metadata":  map[string]any{},
@@ -342,6 +363,35 @@ func (w *resultWriter) sendLive() {
 	text := bundle["text/plain"].(string)
 	w.out.lastText = &text
 	w.lastSend = time.Now()
+	return nil
+}
+
+// chartBundle is the chart of the rows so far, with the text table for
+// frontends without Vega-Lite.
+func (w *resultWriter) chartBundle(reason string) (map[string]any, error) {
+	spec, err := chartSpec(w.cols, w.rows, w.out.opts)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"application/vnd.vegalite.v5+json": spec,
+		"text/plain":                       renderText(w.cols, w.rows, w.footer(reason)),
+	}, nil
+}
+
+// emptyLive blanks the live display before the final result is sent as
+// an output of its own (which frontends that ignore display updates, such
+// as jupyter console and nbconvert, still show), so JupyterLab does not
+// show it twice. It respects the update rate.
+func (w *resultWriter) emptyLive() {
+	if wait := w.out.k.liveInterval - time.Since(w.lastSend); wait > 0 {
+		time.Sleep(wait)
+	}
+	w.out.publish("update_display_data", map[string]any{
+		"data":      map[string]any{"text/plain": ""},
+		"metadata":  map[string]any{},
+		"transient": map[string]any{"display_id": w.displayID},
+	})
 }
 
 // finish sends the statement's final result. reason says why a query ended
@@ -357,21 +407,10 @@ func (w *resultWriter) finish(reason string) error {
 	}
 	switch w.mode {
 	case modeLive:
-		// The final snapshot is a result of its own, so frontends that do
-		// not apply display updates (jupyter console, nbconvert) show the
-		// finished table too; the live display is emptied (it still
-		// respects the update rate) so JupyterLab does not show it twice.
-		if wait := w.out.k.liveInterval - time.Since(w.lastSend); wait > 0 {
-			time.Sleep(wait)
-		}
+		w.emptyLive()
 		if reason == "" {
 			reason = "finished"
 		}
-		w.out.publish("update_display_data", map[string]any{
-			"data":      map[string]any{"text/plain": ""},
-			"metadata":  map[string]any{},
-			"transient": map[string]any{"display_id": w.displayID},
-		})
 		bundle := w.liveBundle(reason)
 		w.out.publish("execute_result", map[string]any{
 			"execution_count": w.out.count,
@@ -382,17 +421,17 @@ func (w *resultWriter) finish(reason string) error {
 		w.out.lastText = &text
 	case modeChart:
 		if reason == "failed" || reason == "interrupted" {
-			return nil
+			return nil // a stream's live chart stays as last drawn
 		}
-		spec, err := chartSpec(w.cols, w.rows, w.out.opts)
+		bundle, err := w.chartBundle(reason)
 		if err != nil {
 			return err
 		}
-		text := renderText(w.cols, w.rows, w.footer(reason))
-		w.out.publish("display_data", map[string]any{
-			"data":     map[string]any{"application/vnd.vegalite.v5+json": spec, "text/plain": text},
-			"metadata": map[string]any{},
-		})
+		if w.displayID != "" {
+			w.emptyLive()
+		}
+		w.out.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
+		text := bundle["text/plain"].(string)
 		w.out.lastText = &text
 	case modeText:
 		w.out.stdout(renderText(w.cols, w.rows, w.footer(reason)))
