@@ -116,35 +116,17 @@ func (x *castNode) eval(c *fctx) *vec {
 	bad := false
 	switch x.op {
 	case castI32I64:
-		out := x.outI64(n)
-		for i, v := range e.i32[:n] {
-			out[i] = int64(v)
-		}
+		convertTo(x.outI64(n), e.i32[:n])
 	case castI32F64:
-		out := x.outF64(n)
-		for i, v := range e.i32[:n] {
-			out[i] = float64(v)
-		}
+		convertTo(x.outF64(n), e.i32[:n])
 	case castI64F64:
-		out := x.outF64(n)
-		for i, v := range e.i64[:n] {
-			out[i] = float64(v)
-		}
+		convertTo(x.outF64(n), e.i64[:n])
 	case castI32F32:
-		out := x.outF32(n)
-		for i, v := range e.i32[:n] {
-			out[i] = float32(v)
-		}
+		convertTo(x.outF32(n), e.i32[:n])
 	case castI64F32:
-		out := x.outF32(n)
-		for i, v := range e.i64[:n] {
-			out[i] = float32(v)
-		}
+		convertTo(x.outF32(n), e.i64[:n])
 	case castF32F64:
-		out := x.outF64(n)
-		for i, v := range e.f32[:n] {
-			out[i] = float64(v)
-		}
+		convertTo(x.outF64(n), e.f32[:n])
 	case castI64I32:
 		out := x.outI32(n)
 		for i, v := range e.i64[:n] {
@@ -378,4 +360,18 @@ func (x *castNode) decToInt(e *vec, n int) bool {
 		to(i, r, ok)
 	}
 	return bad
+}
+
+// fusedNumber is a column type the widening casts read and write.
+type fusedNumber interface {
+	~int32 | ~int64 | ~float32 | ~float64
+}
+
+// convertTo writes each value of src into dst as D: the casts that cannot
+// fail (widening, or to a float). One instance per type pair, so each stays
+// a plain typed loop.
+func convertTo[D, S fusedNumber](dst []D, src []S) {
+	for i, v := range src {
+		dst[i] = D(v)
+	}
 }
