@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/connectors/kafka"
@@ -47,7 +48,13 @@ func demoBrokers() (string, error) {
 			return
 		}
 		ctx := context.Background()
-		e, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: []string{kafka.NexmarkTopic + ":1"}})
+		// The demo keeps the last ten minutes or 64 MB of events, whichever
+		// is less: its queries start at the latest offset, and a broker
+		// that kept everything grew by 120 MB every idle minute.
+		e, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{
+			Topics:    []string{kafka.NexmarkTopic + ":1"},
+			Retention: kafka.Retention{Time: 10 * time.Minute, Bytes: 64 << 20},
+		})
 		if err != nil {
 			demoKafka.err = err
 			return
