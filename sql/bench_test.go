@@ -92,7 +92,7 @@ func BenchmarkParse(b *testing.B) {
 	b.Run("nexmark-q5", func(b *testing.B) { benchParse(b, q5[len(q5)-1]) })
 	b.Run("nexmark-ddl", func(b *testing.B) { benchParse(b, read("ddl_gen")[0]) })
 	var tpch []string
-	files, _ := filepath.Glob(filepath.Join("testdata", "tpch", "q*.sql"))
+	files := queryFiles("tpch")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -122,7 +122,7 @@ func BenchmarkParse(b *testing.B) {
 // BenchmarkPrint measures String on a parsed TPC-H Q2 (subquery, joins,
 // ORDER BY, LIMIT).
 func BenchmarkPrint(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("testdata", "tpch", "q02.sql"))
+	data, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "tpch", "queries", "q02.sql"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -224,8 +224,17 @@ func checkCorpus(t *testing.T, cases []stmtCase, known map[string]string) int {
 // repoRoot is the repository root, from the sql package directory.
 const repoRoot = ".."
 
+// queryFiles are the standard-text queries of a benchmark suite the
+// repository holds once, for the bench module and these tests alike
+// (testdata/tpch/queries/q*.sql, testdata/clickbench/queries/q*.sql).
+func queryFiles(suite string) []string {
+	files, _ := filepath.Glob(filepath.Join(repoRoot, "testdata", suite, "queries", "q*.sql"))
+	return files
+}
+
 // repoCorpus is every statement the repository holds: the bodies of
-// testdata/sql/*.slt, testdata/explain/*.sql and sql/testdata/**/*.sql.
+// testdata/sql/*.slt, testdata/explain/*.sql, the TPC-H and ClickBench
+// queries and sql/testdata/**/*.sql.
 func repoCorpus(t *testing.T) []stmtCase {
 	t.Helper()
 	var cases []stmtCase
@@ -237,7 +246,7 @@ func repoCorpus(t *testing.T) []stmtCase {
 	for _, f := range explains {
 		cases = append(cases, scriptStatements(t, f, nil)...)
 	}
-	var ours []string
+	ours := append(queryFiles("tpch"), queryFiles("clickbench")...)
 	_ = filepath.WalkDir("testdata", func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".sql") {
 			ours = append(ours, path)

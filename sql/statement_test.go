@@ -264,7 +264,7 @@ func nexmarkFiles(t *testing.T) []stmtCase {
 // one query that parses.
 func TestFixtures(t *testing.T) {
 	for dir, n := range map[string]int{"tpch": 22, "clickbench": 43} {
-		files, _ := filepath.Glob(filepath.Join("testdata", dir, "q*.sql"))
+		files := queryFiles(dir)
 		if len(files) != n {
 			t.Errorf("%s: %d files, want %d", dir, len(files), n)
 		}

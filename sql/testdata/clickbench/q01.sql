@@ -1,2 +1,0 @@
--- ClickBench Q1 (PostgreSQL's text), a parser fixture.
-SELECT COUNT(*) FROM hits WHERE AdvEngineID <> 0;

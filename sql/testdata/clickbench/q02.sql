@@ -1,2 +1,0 @@
--- ClickBench Q2 (PostgreSQL's text), a parser fixture.
-SELECT SUM(AdvEngineID), COUNT(*), AVG(ResolutionWidth) FROM hits;

@@ -1,2 +1,0 @@
--- ClickBench Q3 (PostgreSQL's text), a parser fixture.
-SELECT AVG(UserID) FROM hits;

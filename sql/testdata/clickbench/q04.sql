@@ -1,2 +1,0 @@
--- ClickBench Q4 (PostgreSQL's text), a parser fixture.
-SELECT COUNT(DISTINCT UserID) FROM hits;

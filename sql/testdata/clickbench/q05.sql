@@ -1,2 +1,0 @@
--- ClickBench Q5 (PostgreSQL's text), a parser fixture.
-SELECT COUNT(DISTINCT SearchPhrase) FROM hits;

@@ -1,2 +1,0 @@
--- ClickBench Q6 (PostgreSQL's text), a parser fixture.
-SELECT MIN(EventDate), MAX(EventDate) FROM hits;

@@ -1,2 +1,0 @@
--- ClickBench Q11 (PostgreSQL's text), a parser fixture.
-SELECT MobilePhone, MobilePhoneModel, COUNT(DISTINCT UserID) AS u FROM hits WHERE MobilePhoneModel <> '' GROUP BY MobilePhone, MobilePhoneModel ORDER BY u DESC LIMIT 10;

@@ -1,2 +1,0 @@
--- ClickBench Q12 (PostgreSQL's text), a parser fixture.
-SELECT SearchPhrase, COUNT(*) AS c FROM hits WHERE SearchPhrase <> '' GROUP BY SearchPhrase ORDER BY c DESC LIMIT 10;

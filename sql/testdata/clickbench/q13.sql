@@ -1,2 +1,0 @@
--- ClickBench Q13 (PostgreSQL's text), a parser fixture.
-SELECT SearchPhrase, COUNT(DISTINCT UserID) AS u FROM hits WHERE SearchPhrase <> '' GROUP BY SearchPhrase ORDER BY u DESC LIMIT 10;

@@ -1,2 +1,0 @@
--- ClickBench Q14 (PostgreSQL's text), a parser fixture.
-SELECT SearchEngineID, SearchPhrase, COUNT(*) AS c FROM hits WHERE SearchPhrase <> '' GROUP BY SearchEngineID, SearchPhrase ORDER BY c DESC LIMIT 10;

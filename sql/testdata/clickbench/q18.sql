@@ -1,2 +1,0 @@
--- ClickBench Q18 (PostgreSQL's text), a parser fixture.
-SELECT UserID, extract(minute FROM EventTime) AS m, SearchPhrase, COUNT(*) FROM hits GROUP BY UserID, m, SearchPhrase ORDER BY COUNT(*) DESC LIMIT 10;

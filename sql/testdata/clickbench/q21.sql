@@ -1,2 +1,0 @@
--- ClickBench Q21 (PostgreSQL's text), a parser fixture.
-SELECT SearchPhrase, MIN(URL), COUNT(*) AS c FROM hits WHERE URL LIKE '%google%' AND SearchPhrase <> '' GROUP BY SearchPhrase ORDER BY c DESC LIMIT 10;

@@ -1,2 +1,0 @@
--- ClickBench Q26 (PostgreSQL's text), a parser fixture.
-SELECT SearchPhrase FROM hits WHERE SearchPhrase <> '' ORDER BY EventTime, SearchPhrase LIMIT 10;

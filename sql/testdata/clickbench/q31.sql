@@ -1,2 +1,0 @@
--- ClickBench Q31 (PostgreSQL's text), a parser fixture.
-SELECT WatchID, ClientIP, COUNT(*) AS c, SUM(IsRefresh), AVG(ResolutionWidth) FROM hits WHERE SearchPhrase <> '' GROUP BY WatchID, ClientIP ORDER BY c DESC LIMIT 10;

@@ -1,2 +1,0 @@
--- ClickBench Q32 (PostgreSQL's text), a parser fixture.
-SELECT WatchID, ClientIP, COUNT(*) AS c, SUM(IsRefresh), AVG(ResolutionWidth) FROM hits GROUP BY WatchID, ClientIP ORDER BY c DESC LIMIT 10;
