@@ -23,8 +23,8 @@ import (
 
 // internCol interns one VARCHAR key column.
 type internCol struct {
-	t *bytesTable
-	n int32
+	t    *bytesTable
+	n    int32
 	dict dictMemo // ids per entry of a dictionary-encoded column
 }
 
