@@ -216,6 +216,45 @@ class ProtocolTests(unittest.TestCase):
         self.assertIn("cancelled", table["text/plain"])
         self.assertLess(kinds.index("display_data"), kinds.index("error"))
 
+    def test_long_bounded_cell_shows_progress(self):
+        """A bounded scan that runs past the delay shows rows read of the
+        total in one display updated in place; when the cell ends (here by
+        an interrupt) the display is emptied before what replaces it."""
+        h.run(self.kc, "CREATE TABLE IF NOT EXISTS huge WITH ('connector'='nexmark','table'='bid','events.num'='1000000000000');")
+        msg_id = self.kc.execute("SELECT max(price) AS m FROM huge;")
+        seen = []
+        while True:  # until the display has been drawn and updated once
+            m = self.kc.get_iopub_msg(timeout=h.TIMEOUT)
+            if m["parent_header"].get("msg_id") != msg_id:
+                continue
+            seen.append(m)
+            if m["msg_type"] == "update_display_data":
+                break
+        self.km.interrupt_kernel()
+        reply = h.shell_reply(self.kc, msg_id)
+        self.assertEqual(reply["content"]["ename"], "Interrupted")
+        msgs = seen + h.collect(self.kc, msg_id)
+        disp = h.of_type(msgs, "display_data")
+        self.assertEqual(len(disp), 1)
+        did = disp[0]["content"]["transient"]["display_id"]
+        ups = h.of_type(msgs, "update_display_data")
+        self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
+        drawn = [disp[0]["content"]["data"]] + [u["content"]["data"] for u in ups[:-1]]
+        for d in drawn:
+            # "1,234,567 / 920,000,000,000 rows (0%) read": of the bids' total.
+            self.assertRegex(d["text/plain"], r"^[\d,]+ / [\d,]+ rows \(\d+%\) read$")
+            self.assertIn("<progress", d["text/html"])
+        read = [int(d["text/plain"].split(" ")[0].replace(",", "")) for d in drawn]
+        self.assertEqual(read, sorted(read))
+        self.assertGreater(read[-1], 0)
+        self.assertEqual(ups[-1]["content"]["data"], {"text/plain": ""})
+        kinds = [m["msg_type"] for m in msgs]
+        self.assertLess(len(kinds) - 1 - kinds[::-1].index("update_display_data"), kinds.index("error"))
+
+    def test_fast_cell_shows_no_progress(self):
+        _, msgs = h.run(self.kc, "SELECT 1 AS a;")
+        self.assertEqual(h.of_type(msgs, "display_data") + h.of_type(msgs, "update_display_data"), [])
+
     def test_live_chart_updates(self):
         """A chart over a stream is redrawn while the query runs, then sent
         whole as an output of its own."""

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/sql"
 )
 
@@ -165,7 +166,10 @@ func (k *Kernel) runCell(m *wire.Message, code string, out *cellOutput) *cellErr
 			continue
 		}
 		w := out.newResult()
-		o, err := k.eng.Execute(ctx, p.Text, w, engine.ExecOptions{})
+		prog := &exec.Progress{}
+		w.progress = startProgress(out, prog, k.progressDelay, k.progressInterval)
+		o, err := k.eng.Execute(ctx, p.Text, w, engine.ExecOptions{Progress: prog})
+		w.progress.halt() // before the result, which replaces it
 		cause := context.Cause(ctx)
 		switch {
 		case errors.Is(cause, errInterrupted):

@@ -118,6 +118,9 @@ type resultWriter struct {
 	// shell and CAST(x AS VARCHAR)), reading the Arrow arrays directly.
 	text    []sqlvalue.AppendFunc
 	scratch []byte
+	// progress is the statement's progress display (nil when none);
+	// an unbounded result stops it, its live table being the progress.
+	progress *progressDisplay
 }
 
 // cellOf is a row-form value as a cell: the canonical text, NULL apart.
@@ -146,6 +149,9 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started = true
+	if !bounded {
+		w.progress.halt()
+	}
 	w.cols = make([]column, schema.NumFields())
 	w.text = make([]sqlvalue.AppendFunc, schema.NumFields())
 	for i, f := range schema.Fields() {
