@@ -398,6 +398,68 @@ class ProtocolTests(unittest.TestCase):
         self.assertFalse(h.shell_reply(self.kc, msg_id)["content"]["found"])
 
 
+class InspectTests(unittest.TestCase):
+    """inspect_request (Shift-Tab in JupyterLab) on tables, columns and
+    functions, and completion inside a quoted path, against the real
+    engine."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = h.start()
+        r, _ = h.run(cls.kc, "CREATE TABLE types WITH ('connector'='filesystem','format'='parquet','path'='testdata/parquet/duckdb_types.parquet');")
+        assert r["content"]["status"] == "ok", r["content"]
+
+    @classmethod
+    def tearDownClass(cls):
+        h.stop(cls.km, cls.kc)
+
+    def inspect(self, code, cursor):
+        c = h.shell_reply(self.kc, self.kc.inspect(code, cursor_pos=cursor))["content"]
+        self.assertEqual(c["status"], "ok")
+        return c
+
+    def value(self, sql):
+        _, msgs = h.run(self.kc, sql)
+        return h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"].splitlines()[2].split("|")
+
+    def test_table_shows_describe(self):
+        c = self.inspect("SELECT * FROM types", 16)
+        self.assertTrue(c["found"])
+        text = c["data"]["text/plain"]
+        self.assertTrue(text.startswith("types (table, connector filesystem, bounded)"), text)
+        # DESCRIBE's own table, row for row.
+        _, msgs = h.run(self.kc, "DESCRIBE types;")
+        desc = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"].splitlines()
+        shown = text.splitlines()[1:]
+        self.assertEqual(shown[:-1], desc[:-1])
+        self.assertIn("<table", c["data"]["text/html"])
+
+    def test_column_shows_type_and_file_statistics(self):
+        n, lo, hi = [v.strip() for v in self.value("SELECT count(*), min(id), max(id) FROM types;")]
+        for code, cur in (("SELECT types.id FROM types", 14), ("SELECT id FROM types", 8)):
+            with self.subTest(code=code):
+                c = self.inspect(code, cur)
+                self.assertTrue(c["found"])
+                text = c["data"]["text/plain"]
+                self.assertIn("types.id INT (nullable)", text)
+                self.assertIn(f"{int(n):,} rows; min {lo}, max {hi}", text)
+        c = self.inspect("SELECT price FROM bid", 9)
+        self.assertIn("bid.price BIGINT", c["data"]["text/plain"])
+        self.assertNotIn("rows", c["data"]["text/plain"], "a stream has no file statistics")
+
+    def test_function_shows_signature(self):
+        c = self.inspect("SELECT upper(s) FROM types", 9)
+        self.assertTrue(c["found"])
+        self.assertIn("upper(", c["data"]["text/plain"])
+
+    def test_completion_in_quoted_path_offers_files(self):
+        code = "SELECT * FROM 'testdata/parquet/duckdb_ty"
+        c = h.shell_reply(self.kc, self.kc.complete(code, cursor_pos=len(code)))["content"]
+        self.assertEqual(c["cursor_start"], code.index("'") + 1)
+        self.assertIn("testdata/parquet/duckdb_types.parquet", c["matches"])
+        self.assertTrue(all(m.startswith("testdata/parquet/duckdb_ty") for m in c["matches"]), c["matches"])
+
+
 class RestartTests(unittest.TestCase):
     def test_restart_on_same_ports(self):
         km, kc = h.start()

@@ -367,8 +367,7 @@ func (k *Kernel) help(code string) (map[string]any, bool) {
 	if name == "" || strings.ContainsAny(name, " \t\n;") {
 		return nil, false
 	}
-	end := len([]rune(name))
-	if data, found := inspectCode(name, &end, k.eng.Tables()); found {
+	if data, found := k.inspectCode(name, -1); found {
 		return data, true
 	}
 	return map[string]any{"text/plain": fmt.Sprintf("no table, view or function named %q", name)}, true
