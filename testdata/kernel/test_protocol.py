@@ -504,5 +504,43 @@ class ConsoleTests(unittest.TestCase):
         self.assertEqual(len(rows), 3, out)
 
 
+    def test_ctrl_c_stops_streaming_cell(self):
+        """Ctrl-C in jupyter console (on a pty, as a person types it) stops
+        the streaming query: the console gets its prompt back with the rows
+        so far and the Interrupted error, and the kernel runs the next cell."""
+        import pexpect  # Debian's python3-pexpect
+        console = shutil.which("jupyter-console")
+        self.assertIsNotNone(console, "jupyter-console not installed (Debian package jupyter-console)")
+        c = pexpect.spawn(console, ["--kernel", "clink", "--simple-prompt"], encoding="utf-8",
+                          timeout=60, dimensions=(50, 200))
+        try:
+            c.expect(r"In \[1\]: ")
+            c.sendline("SELECT auction, price FROM bid;")
+            c.expect("waiting for rows")  # the live display: the query runs
+            time.sleep(1)
+            c.sendintr()
+            c.expect(r"In \[2\]: ")
+            out = c.before
+            self.assertIn("Out[1]:", out)
+            final = out[out.index("Out[1]:"):]
+            m = re.search(r"^(\d+) rows, showing the last (\d+), interrupted", final, re.M)
+            self.assertIsNotNone(m, final)
+            rows = [l for l in final.splitlines() if re.match(r"^\s*\d+ \|\s*\d+$", l)]
+            self.assertEqual(len(rows), int(m.group(2)), final)
+            self.assertGreater(int(m.group(1)), 0)
+            self.assertRegex(final, r"Interrupted: query interrupted after \d+ rows")
+            # The query stopped: the kernel serves the next cell.
+            c.sendline("SELECT 'alive after ctrl-c' AS s;")
+            c.expect(r"In \[3\]: ")
+            self.assertIn("alive after ctrl-c", c.before)
+            self.assertIn("1 row, finished", c.before)
+            c.sendeof()
+            c.expect(r"exit")
+            c.sendline("y")
+            c.expect(pexpect.EOF)
+        finally:
+            c.close(force=True)
+
+
 if __name__ == "__main__":
     unittest.main()
