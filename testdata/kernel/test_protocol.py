@@ -323,6 +323,33 @@ class ProtocolTests(unittest.TestCase):
         self.assertEqual(data["text/plain"].splitlines()[-1], "1 row, finished")
         self.assertEqual(res[0]["content"]["execution_count"], reply["content"]["execution_count"])
 
+    def test_null_and_string_null_differ_in_every_mime_type(self):
+        """SQL NULL and the string 'NULL' never look alike: in a chart's
+        Vega-Lite data and its text, a live table's text and HTML, and the
+        text output."""
+        _, msgs = h.run(self.kc, "-- clink: chart=bar x=s y=n\nSELECT * FROM (VALUES (CAST(NULL AS VARCHAR), 1), ('NULL', 2)) AS t(s, n);")
+        d = h.of_type(msgs, "display_data")[-1]["content"]["data"]
+        self.assertEqual(d["application/vnd.vegalite.v5+json"]["data"]["values"], [{"s": None, "n": 1}, {"s": "NULL", "n": 2}])
+        self.assertEqual([l.split("|")[0].strip() for l in d["text/plain"].splitlines()[2:4]], ["NULL", "'NULL'"])
+        # A live table over the stream: half the rows NULL, half 'NULL'.
+        _, msgs = h.run(self.kc, "-- clink: rows=8\nSELECT CASE WHEN auction % 2 = 0 THEN 'NULL' END AS s FROM bid;")
+        d = h.of_type(msgs, "execute_result")[0]["content"]["data"]
+        shown = d["text/plain"].splitlines()[2:-1]
+        self.assertEqual(len(shown), 8)
+        self.assertTrue(set(shown) <= {"NULL", "'NULL'"}, shown)
+        self.assertEqual(d["text/html"].count('<span class="null">NULL</span>'), shown.count("NULL"))
+        self.assertEqual(d["text/html"].count("<td>NULL</td>"), shown.count("'NULL'"))
+        _, msgs = h.run(self.kc, "-- clink: output=text\nSELECT CAST(NULL AS VARCHAR) AS a, 'NULL' AS b;")
+        text = h.of_type(msgs, "stream")[0]["content"]["text"]
+        self.assertEqual([c.strip() for c in text.splitlines()[2].split("|")], ["NULL", "'NULL'"])
+        self.assertEqual(text.splitlines()[-1], "1 row, finished")
+
+    def test_live_footer_counts_one_row(self):
+        _, msgs = h.run(self.kc, "-- clink: rows=1\nSELECT auction FROM bid;")
+        final = h.of_type(msgs, "execute_result")[0]["content"]["data"]
+        self.assertEqual(final["text/plain"].splitlines()[-1], "1 row, stopped at rows=1")
+        self.assertIn("1 row, stopped at rows=1", final["text/html"])
+
     def test_row_cap(self):
         _, msgs = h.run(self.kc, "-- clink: max_rows=5\nSELECT * FROM 'testdata/parquet/duckdb_types.parquet';")
         text = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"]

@@ -208,7 +208,7 @@ func optionError(err error) *cellError {
 }
 
 func interrupted(rows int64) *cellError {
-	msg := fmt.Sprintf("query interrupted after %d rows", rows)
+	msg := "query interrupted after " + rowCount(rows)
 	return &cellError{ename: "Interrupted", evalue: msg, traceback: []string{"Interrupted: " + msg}}
 }
 

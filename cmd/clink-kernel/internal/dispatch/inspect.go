@@ -93,6 +93,9 @@ func (k *Kernel) describeTable(t engine.TableInfo) map[string]any {
 		return map[string]any{"text/plain": title + "\n" + err.Error()}
 	}
 	footer := fmt.Sprintf("%d columns", len(c.rows))
+	if len(c.rows) == 1 {
+		footer = "1 column"
+	}
 	return map[string]any{
 		"text/plain": title + "\n" + renderText(c.cols, c.rows, footer),
 		"text/html":  "<b>" + html.EscapeString(t.Name) + "</b> <small>(" + html.EscapeString(kind) + ")</small>" + renderHTML(c.cols, c.rows, footer),

@@ -323,12 +323,12 @@ func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
 // says how many rows (and, for an updating table, changes) there are.
 func (w *resultWriter) liveBundle(status string) map[string]any {
 	rows := w.rows
-	footer := fmt.Sprintf("%d rows", w.total)
+	footer := rowCount(w.total)
 	switch {
 	case w.changelog:
 		// The whole table is kept (a retraction can name any row); only
 		// its head (rank order) or its latest changed rows are drawn.
-		footer = fmt.Sprintf("%d rows after %d changes", len(w.rows), w.total)
+		footer = fmt.Sprintf("%s after %d changes", rowCount(int64(len(w.rows))), w.total)
 		if len(rows) > w.limit {
 			if w.order != nil {
 				rows = rows[:w.limit]
@@ -464,12 +464,17 @@ func (w *resultWriter) footer(reason string) string {
 	if reason == "" {
 		reason = "finished"
 	}
-	s := fmt.Sprintf("%d rows, %s", w.total, reason)
-	if w.total == 1 {
-		s = "1 row, " + reason
-	}
+	s := rowCount(w.total) + ", " + reason
 	if shown := int64(len(w.rows)); shown < w.total {
 		s += fmt.Sprintf("; %d more rows not shown", w.total-shown)
 	}
 	return s
+}
+
+// rowCount is "1 row" or "5 rows", as every footer counts.
+func rowCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }
