@@ -205,11 +205,18 @@ class ProtocolTests(unittest.TestCase):
 
     def test_interrupted_explain_analyze_keeps_report(self):
         msg_id = self.kc.execute("EXPLAIN ANALYZE SELECT auction, price FROM bid;")
-        time.sleep(1.5)  # the stream runs; no output until its report
+        time.sleep(1.5)  # the stream runs; only its progress shows until its report
         self.km.interrupt_kernel()
         reply = h.shell_reply(self.kc, msg_id)
         self.assertEqual(reply["content"]["ename"], "Interrupted")
         msgs = h.collect(self.kc, msg_id)
+        # The progress display (rows read, no total over a stream) is
+        # emptied before the report.
+        progress = [m for m in msgs if "display_id" in m["content"].get("transient", {})]
+        self.assertTrue(progress)
+        self.assertRegex(progress[0]["content"]["data"]["text/plain"], r"^[\d,]+ rows read$")
+        self.assertEqual(progress[-1]["content"]["data"], {"text/plain": ""})
+        msgs = [m for m in msgs if m not in progress]
         kinds = [m["msg_type"] for m in msgs]
         table = h.of_type(msgs, "display_data")[0]["content"]["data"]
         self.assertIn("<table", table["text/html"])
