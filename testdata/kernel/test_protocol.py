@@ -468,6 +468,16 @@ class InspectTests(unittest.TestCase):
         self.assertEqual(shown[:-1], desc[:-1])
         self.assertIn("<table", c["data"]["text/html"])
 
+    def test_quoted_path_shows_describe(self):
+        code = "SELECT * FROM 'testdata/parquet/duckdb_types.parquet' LIMIT 1"
+        c = self.inspect(code, code.index("duckdb"))
+        self.assertTrue(c["found"])
+        text = c["data"]["text/plain"]
+        self.assertTrue(text.startswith("testdata/parquet/duckdb_types.parquet (file)"), text)
+        _, msgs = h.run(self.kc, "DESCRIBE 'testdata/parquet/duckdb_types.parquet';")
+        desc = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"].splitlines()
+        self.assertEqual(text.splitlines()[1:-1], desc[:-1])
+
     def test_column_shows_type_and_file_statistics(self):
         n, lo, hi = [v.strip() for v in self.value("SELECT count(*), min(id), max(id) FROM types;")]
         for code, cur in (("SELECT types.id FROM types", 14), ("SELECT id FROM types", 8)):

@@ -89,6 +89,19 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 		_, stmt, _ = strings.Cut(stmt, "\n")
 	}
 	switch stmt {
+	case "slowstream":
+		// A stream that takes a while to start: its progress is drawn,
+		// then its live table takes over.
+		opts.Progress.RowsRead.Store(7)
+		for !e.shown("7 rows read") {
+			time.Sleep(time.Millisecond)
+		}
+		if err := w.Columns(strSchema, false); err != nil {
+			return engine.Outcome{}, err
+		}
+		b := exec.NewRowBatch(strSchema, []exec.Row{{"x"}})
+		defer b.Release()
+		return engine.Outcome{}, w.Batch(b)
 	case "slowscan":
 		// A bounded scan of 1,000 rows (2 MiB) whose progress is watched
 		// at a quarter and at the end before its result arrives.
@@ -622,5 +635,49 @@ func TestNoProgressForFastCell(t *testing.T) {
 	k.handle(wire.Shell, m)
 	if got := types(tr.of(m.Header.MsgID)); got != "status,execute_input,execute_result,execute_reply,status" {
 		t.Fatalf("messages %s", got)
+	}
+}
+
+// A stream's live table replaces the progress display: it is emptied
+// before the live display appears and never drawn again.
+func TestLiveTableEndsProgress(t *testing.T) {
+	k, tr, eng := newTestKernel()
+	eng.shown = tr.published
+	k.progressDelay, k.progressInterval = time.Millisecond, time.Millisecond
+	m := request("execute_request", map[string]any{"code": "slowstream"})
+	k.handle(wire.Shell, m)
+	ss := tr.of(m.Header.MsgID)
+	var ids []string
+	var liveAt int
+	emptied := map[string]int{}
+	for i, s := range ss {
+		tr, ok := s.content["transient"].(map[string]any)
+		if !ok {
+			continue
+		}
+		id := tr["display_id"].(string)
+		if s.msgType == "display_data" {
+			ids = append(ids, id)
+			liveAt = i
+			continue
+		}
+		if d := s.content["data"].(map[string]any); d["text/plain"] == "" {
+			emptied[id] = i
+		} else if len(ids) == 2 && id == ids[0] {
+			t.Fatalf("progress drawn after the live table started: %s", types(ss))
+		}
+	}
+	if len(ids) != 2 {
+		t.Fatalf("want the progress display, then the live one: %s", types(ss))
+	}
+	if at, ok := emptied[ids[0]]; !ok || at > liveAt {
+		t.Fatalf("progress display not emptied before the live table: %s", types(ss))
+	}
+	if _, ok := emptied[ids[1]]; !ok {
+		t.Fatalf("live display not emptied: %s", types(ss))
+	}
+	last := ss[len(ss)-3] // the result, then the reply and idle
+	if text, _ := last.content["data"].(map[string]any)["text/plain"].(string); last.msgType != "execute_result" || !strings.HasSuffix(text, "1 row, finished") {
+		t.Fatalf("final result %s %q: %s", last.msgType, text, types(ss))
 	}
 }

@@ -43,11 +43,14 @@ func (k *Kernel) inspect(ch wire.Channel, m *wire.Message) {
 	k.reply(ch, m, map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
 }
 
-// inspectCode describes the name under the cursor: a table or view (its
-// DESCRIBE), a column (`t.c`, or a column of the tables the cell names:
+// inspectCode describes the name under the cursor: a quoted file path or
+// a table or view (its DESCRIBE), a column (`t.c`, or a column of the tables the cell names:
 // its type and, for a file, what the file's metadata says of it), or a
 // function (its signatures and what it does).
 func (k *Kernel) inspectCode(code string, cursor int) (map[string]any, bool) {
+	if path, ok := pathAt(code, cursor); ok {
+		return k.describe("DESCRIBE '"+path+"'", path, "file"), true
+	}
 	qual, name := complete.NameAt(code, cursor)
 	if name == "" {
 		return nil, false
@@ -86,10 +89,15 @@ func (k *Kernel) describeTable(t engine.TableInfo) map[string]any {
 	} else {
 		kind += ", unbounded"
 	}
-	title := t.Name + " (" + kind + ")"
+	return k.describe(`DESCRIBE "`+strings.ReplaceAll(t.Name, `"`, `""`)+`"`, t.Name, kind)
+}
+
+// describe runs a DESCRIBE statement and shows its table under the name
+// of what it describes and a note.
+func (k *Kernel) describe(stmt, name, note string) map[string]any {
+	title := name + " (" + note + ")"
 	c := &collector{}
-	_, err := k.eng.Execute(context.Background(), `DESCRIBE "`+strings.ReplaceAll(t.Name, `"`, `""`)+`"`, c, engine.ExecOptions{})
-	if err != nil {
+	if _, err := k.eng.Execute(context.Background(), stmt, c, engine.ExecOptions{}); err != nil {
 		return map[string]any{"text/plain": title + "\n" + err.Error()}
 	}
 	footer := fmt.Sprintf("%d columns", len(c.rows))
@@ -98,8 +106,31 @@ func (k *Kernel) describeTable(t engine.TableInfo) map[string]any {
 	}
 	return map[string]any{
 		"text/plain": title + "\n" + renderText(c.cols, c.rows, footer),
-		"text/html":  "<b>" + html.EscapeString(t.Name) + "</b> <small>(" + html.EscapeString(kind) + ")</small>" + renderHTML(c.cols, c.rows, footer),
+		"text/html":  "<b>" + html.EscapeString(name) + "</b> <small>(" + html.EscapeString(note) + ")</small>" + renderHTML(c.cols, c.rows, footer),
 	}
+}
+
+// pathAt is the string literal around cursor (a file path, in FROM), if
+// the cursor is inside one.
+func pathAt(code string, cursor int) (string, bool) {
+	rs := []rune(code)
+	if cursor < 0 || cursor > len(rs) {
+		cursor = len(rs)
+	}
+	before := string(rs[:cursor])
+	enc, open := sql.Trailing(before)
+	if enc != sql.InString {
+		return "", false
+	}
+	rest := code[len(before):]
+	if end := strings.IndexByte(rest, '\''); end >= 0 {
+		rest = rest[:end]
+	}
+	path := before[open:] + rest
+	if path == "" || strings.ContainsAny(path, "'\n") {
+		return "", false
+	}
+	return path, true
 }
 
 // inspectedColumn is one column a name matched.

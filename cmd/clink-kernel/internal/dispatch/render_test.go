@@ -167,6 +167,8 @@ func TestInspect(t *testing.T) {
 		{"SELECT name FROM person WHERE", 9, []string{"person.name VARCHAR"}},
 		// The qualifier itself is the table.
 		{"SELECT bid.price FROM bid", 8, []string{"bid (table"}},
+		// A quoted path: DESCRIBE 'path'.
+		{"SELECT * FROM 'data/x.parquet' WHERE", 20, []string{"data/x.parquet (file)", "<DESCRIBE 'data/x.parquet'>"}},
 		// A function: every signature and what it does.
 		{"SELECT count(*)", 8, []string{"count(* | x) -> BIGINT", "number of rows"}},
 		{"SELECT coalesce(a, b)", 10, []string{"coalesce("}},
