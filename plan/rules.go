@@ -237,7 +237,7 @@ func describe(n Node) string {
 		parts := make([]string, len(es))
 		for i, e := range es {
 			parts[i] = e.String()
-			if s != nil && s.Field(i).Name != parts[i] {
+			if s != nil && s.Field(i).Name != parts[i] && !internalName(s.Field(i).Name) {
 				parts[i] += " AS " + s.Field(i).Name
 			}
 		}
@@ -342,3 +342,8 @@ func describe(n Node) string {
 	}
 	return fmt.Sprintf("%T", n)
 }
+
+// internalName reports a column name the binder made up for plumbing (an
+// aggregate's pre-projected argument, __agg0): EXPLAIN leaves such an alias
+// out, since no user wrote it and nothing the user reads refers to it.
+func internalName(name string) bool { return strings.HasPrefix(name, "__") }
