@@ -31,11 +31,78 @@ type cellOutput struct {
 	opts   cellOptions
 	// lastText is the text/plain of the last output, for history.
 	lastText *string
+
+	// The progress ticker publishes from its own goroutine.
+	mu sync.Mutex
+	// kept are the outputs a reader keeps (streams, results, displays
+	// without a display_id), in order, to send again after a transient
+	// display was cleared away (dropTransient).
+	kept []keptOutput
+	// transient: a display that is only there while a statement runs (a
+	// progress display, a live table or chart) is drawn.
+	transient bool
+	// clearPending: a clear_output(wait) was sent and no output followed
+	// yet, so frontends still show what it is to clear.
+	clearPending bool
+}
+
+type keptOutput struct {
+	msgType string
+	content map[string]any
 }
 
 func (o *cellOutput) publish(msgType string, content map[string]any) {
-	if !o.silent {
-		o.k.publish(o.parent, msgType, content)
+	if o.silent {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch msgType {
+	case "stream", "display_data", "execute_result":
+		// Any new output ends a pending clear (it clears before the
+		// output is added).
+		o.clearPending = false
+		if _, live := content["transient"]; live {
+			o.transient = true
+		} else {
+			o.kept = append(o.kept, keptOutput{msgType, content})
+		}
+	}
+	o.k.publish(o.parent, msgType, content)
+}
+
+// dropTransient removes a transient display from the cell, so a saved
+// notebook holds only what a reader needs, not an emptied progress line
+// or live table. The protocol can only clear a cell's outputs all at once:
+// clear_output(wait) and the outputs to keep sent again (a frontend that
+// applies it swaps them in on the first one, without a flicker; jupyter
+// console, which never drew the transient's text, prints nothing for the
+// clear). The caller sends what replaces the transient next.
+func (o *cellOutput) dropTransient() {
+	if o.silent {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.transient {
+		return
+	}
+	o.transient = false
+	o.k.publish(o.parent, "clear_output", map[string]any{"wait": true})
+	for _, ko := range o.kept {
+		o.k.publish(o.parent, ko.msgType, ko.content)
+	}
+	o.clearPending = len(o.kept) == 0
+}
+
+// settle ends the cell's outputs: a clear nothing followed (a transient
+// display of a statement without output) is made to happen now.
+func (o *cellOutput) settle() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.clearPending {
+		o.clearPending = false
+		o.k.publish(o.parent, "clear_output", map[string]any{"wait": false})
 	}
 }
 
@@ -174,7 +241,7 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 			// live table's rate), so the chart grows while the query runs.
 			w.displayID = wire.NewID()
 			w.out.publish("display_data", map[string]any{
-				"data":      map[string]any{"text/plain": "chart: waiting for rows"},
+				"data":      map[string]any{"text/html": "<small>chart: waiting for rows</small>"},
 				"metadata":  map[string]any{},
 				"transient": map[string]any{"display_id": w.displayID},
 			})
@@ -196,7 +263,7 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 		}
 		w.displayID = wire.NewID()
 		w.out.publish("display_data", map[string]any{
-			"data":      w.liveBundle("waiting for rows"),
+			"data":      firstDrawing(w.liveBundle("waiting for rows"), liveStatus),
 			"metadata":  map[string]any{},
 			"transient": map[string]any{"display_id": w.displayID},
 		})
@@ -350,6 +417,22 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 	}
 }
 
+// liveStatus is what jupyter console prints when a live table starts: it
+// ignores update_display_data, so it shows the first drawing's text and
+// then the final table only.
+const liveStatus = "streaming: the table follows when the query ends (Ctrl-C or interrupt stops it)"
+
+// firstDrawing is a transient display's first drawing: its HTML, and as
+// text only status (a line, or nothing), because jupyter console prints
+// that text and never the updates that follow (which carry both).
+func firstDrawing(bundle map[string]any, status string) map[string]any {
+	d := map[string]any{"text/html": bundle["text/html"]}
+	if status != "" {
+		d["text/plain"] = status
+	}
+	return d
+}
+
 // sendLive updates the live display with the table (or chart) so far.
 func (w *resultWriter) sendLive() error {
 	var bundle map[string]any
@@ -385,19 +468,16 @@ func (w *resultWriter) chartBundle(reason string) (map[string]any, error) {
 	}, nil
 }
 
-// emptyLive blanks the live display before the final result is sent as
+// dropLive removes the live display before the final result is sent as
 // an output of its own (which frontends that ignore display updates, such
-// as jupyter console and nbconvert, still show), so JupyterLab does not
-// show it twice. It respects the update rate.
-func (w *resultWriter) emptyLive() {
+// as jupyter console, still show), so JupyterLab does not show it twice
+// and a saved notebook keeps no emptied display. It respects the update
+// rate.
+func (w *resultWriter) dropLive() {
 	if wait := w.out.k.liveInterval - time.Since(w.lastSend); wait > 0 {
 		time.Sleep(wait)
 	}
-	w.out.publish("update_display_data", map[string]any{
-		"data":      map[string]any{"text/plain": ""},
-		"metadata":  map[string]any{},
-		"transient": map[string]any{"display_id": w.displayID},
-	})
+	w.out.dropTransient()
 }
 
 // finish sends the statement's final result. reason says why a query ended
@@ -413,7 +493,7 @@ func (w *resultWriter) finish(reason string) error {
 	}
 	switch w.mode {
 	case modeLive:
-		w.emptyLive()
+		w.dropLive()
 		if reason == "" {
 			reason = "finished"
 		}
@@ -434,7 +514,7 @@ func (w *resultWriter) finish(reason string) error {
 			return err
 		}
 		if w.displayID != "" {
-			w.emptyLive()
+			w.dropLive()
 		}
 		w.out.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
 		text := bundle["text/plain"].(string)
