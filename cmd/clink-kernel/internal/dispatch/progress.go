@@ -87,23 +87,32 @@ func (d *progressDisplay) tick() {
 		"transient": map[string]any{"display_id": d.id}})
 }
 
-// halt stops the ticker and clears the display away if it was drawn. It returns
-// once no tick can publish any more, so what the caller sends next comes
-// after the last progress message. Safe on nil and more than once.
+// halt stops the ticker and clears the display away if it was drawn. It
+// returns once no tick can publish any more, so what the caller sends next
+// comes after the last progress message. Safe on nil and more than once.
 func (d *progressDisplay) halt() {
+	if d.handOver() != "" {
+		d.out.dropTransient()
+	}
+}
+
+// handOver stops the ticker and gives the display's id ("" when it was
+// not drawn) to a stream's live table or chart, which draws itself into
+// the same slot: one transient display per statement, cleared once. Safe
+// on nil and more than once (only the first call gets the id).
+func (d *progressDisplay) handOver() string {
 	if d == nil {
-		return
+		return ""
 	}
 	d.mu.Lock()
 	if d.stopped {
 		d.mu.Unlock()
-		return
+		return ""
 	}
-	d.stopped = true
+	d.stopped = true // no tick publishes from here on
 	close(d.stop)
-	if d.id != "" {
-		d.out.dropTransient()
-	}
+	id := d.id
 	d.mu.Unlock()
 	<-d.done
+	return id
 }

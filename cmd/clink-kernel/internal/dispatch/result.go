@@ -216,8 +216,11 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started = true
+	// A stream's live table or chart is its own progress: it takes over
+	// the progress display's slot, if drawn.
+	var inherited string
 	if !bounded {
-		w.progress.halt()
+		inherited = w.progress.handOver()
 	}
 	w.cols = make([]column, schema.NumFields())
 	w.text = make([]sqlvalue.AppendFunc, schema.NumFields())
@@ -239,13 +242,8 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 		if !bounded {
 			// A stream's chart is a display redrawn as rows arrive (at the
 			// live table's rate), so the chart grows while the query runs.
-			w.displayID = wire.NewID()
-			w.out.publish("display_data", map[string]any{
-				"data":      map[string]any{"text/html": "<small>chart: waiting for rows</small>"},
-				"metadata":  map[string]any{},
-				"transient": map[string]any{"display_id": w.displayID},
-			})
-			w.lastSend = time.Now()
+			w.startLive(inherited, map[string]any{"text/html": "<small>chart: waiting for rows</small>"})
+			inherited = ""
 		}
 	case o.text:
 		w.mode = modeText
@@ -261,15 +259,30 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 		} else if w.out.k.maxRowsSet {
 			w.limit = w.out.k.maxRows
 		}
-		w.displayID = wire.NewID()
-		w.out.publish("display_data", map[string]any{
-			"data":      firstDrawing(w.liveBundle("waiting for rows"), liveStatus),
-			"metadata":  map[string]any{},
-			"transient": map[string]any{"display_id": w.displayID},
-		})
-		w.lastSend = time.Now()
+		w.startLive(inherited, firstDrawing(w.liveBundle("waiting for rows"), liveStatus))
+		inherited = ""
+	}
+	if inherited != "" {
+		w.out.dropTransient() // a stream printed as text: no display of its own
 	}
 	return nil
+}
+
+// startLive draws the first state of a live display: into the progress
+// display it inherits (an update, which jupyter console does not print),
+// or as a new display.
+func (w *resultWriter) startLive(inherited string, data map[string]any) {
+	msgType := "update_display_data"
+	w.displayID = inherited
+	if w.displayID == "" {
+		w.displayID, msgType = wire.NewID(), "display_data"
+	}
+	w.out.publish(msgType, map[string]any{
+		"data":      data,
+		"metadata":  map[string]any{},
+		"transient": map[string]any{"display_id": w.displayID},
+	})
+	w.lastSend = time.Now()
 }
 
 // Batch implements engine.ResultWriter.
