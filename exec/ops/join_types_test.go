@@ -68,6 +68,43 @@ func TestHashJoinTypes(t *testing.T) {
 	}
 }
 
+// TestHashJoinBuildOnlyTypes: RIGHT SEMI and RIGHT ANTI (the right, build
+// rows with or without a match; no residual) x key shape x null-safe
+// keys, against the reference.
+func TestHashJoinBuildOnlyTypes(t *testing.T) {
+	keySets := []struct {
+		name   string
+		lk, rk []int
+		safe   [][]bool
+	}{
+		{"k1", []int{0}, []int{0}, [][]bool{nil, {true}}},
+		{"k2", []int{1}, []int{1}, [][]bool{nil, {true}}},
+		{"k1k2", []int{0, 1}, []int{0, 1}, [][]bool{nil, {true, true}, {false, true}}},
+	}
+	for _, typ := range []JoinType{RightSemi, RightAnti} {
+		for _, ks := range keySets {
+			for _, safe := range ks.safe {
+				spec := HashJoinSpec{Type: typ, LeftKeys: ks.lk, RightKeys: ks.rk, NullSafe: safe, Out: refOut(typ)}
+				if err := spec.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%s/%s/safe=%v", typ, ks.name, safe)
+				t.Run(name, func(t *testing.T) {
+					checkJoin(t, joinRun{
+						name:  name,
+						ref:   refSpec{typ: typ, lk: ks.lk, rk: ks.rk, nullSafe: safe, keyed: true, nRight: refRightSchema.NumFields()},
+						newOp: func(mem memory.Allocator) exec.Operator { return NewHashJoinSpec(spec, mem) },
+					}, 4)
+				})
+			}
+		}
+	}
+	bad := HashJoinSpec{Type: RightSemi, LeftKeys: []int{0}, RightKeys: []int{0}, Residual: refResidual, Out: refOut(RightSemi)}
+	if bad.Validate() == nil {
+		t.Error("a RIGHT SEMI join with a residual was accepted")
+	}
+}
+
 // TestNestedLoopJoinTypes: every join type x condition (none: a cross
 // join; an inequality; an equality AND an inequality; an equality alone,
 // which a null-aware join reads as IN) x null aware where valid.
