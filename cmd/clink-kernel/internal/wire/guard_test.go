@@ -147,3 +147,51 @@ func TestFrameGuardPassesValidFrames(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// FuzzSockets' finding: a READY command naming a socket type go-zeromq
+// does not know ("EALER") panicked its accept goroutine and killed the
+// kernel; so did a READY without a Socket-Type and one whose property
+// length runs past the command. Each now cuts only its connection, and
+// the heartbeat answers after all of them, on every port.
+func TestHandshakesThatPanicZmq4AreRefused(t *testing.T) {
+	ci := ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", ShellPort: freePort(t), ControlPort: freePort(t),
+		StdinPort: freePort(t), IOPubPort: freePort(t), HBPort: freePort(t)}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := Listen(ctx, ci, log.New(io.Discard, "", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	go srv.Heartbeat(ctx)
+	ready := func(body string) []byte {
+		cmd := append([]byte{5}, "READY"+body...)
+		return append([]byte{flagCommand, byte(len(cmd))}, cmd...)
+	}
+	attacks := map[string][]byte{
+		"unknown socket type":    ready("\x0bSocket-Type\x00\x00\x00\x05EALER"),
+		"no socket type":         ready(""),
+		"property past its end":  ready("\x0bSocket-Type\x00\x00"),
+		"value length past end":  ready("\x0bSocket-Type\x00\x00\x00\x09DEALER"),
+		"two socket types":       ready("\x0bSocket-Type\x00\x00\x00\x06DEALER\x0bsocket-type\x00\x00\x00\x02XX"),
+		"first command too long": append([]byte{flagCommand | flagLong}, binary.BigEndian.AppendUint64(nil, maxHandshake+1)...),
+	}
+	for name, cmd := range attacks {
+		for _, port := range []int{ci.ShellPort, ci.ControlPort, ci.StdinPort, ci.HBPort} {
+			c, err := net.Dial("tcp", net.JoinHostPort(ci.IP, itoa(port)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Write(append(zmtpGreetingNull(), cmd...)); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			_, err = io.Copy(io.Discard, c)
+			if ne := (net.Error)(nil); errors.As(err, &ne) && ne.Timeout() {
+				t.Errorf("%s on port %d: the connection stayed open", name, port)
+			}
+			c.Close()
+		}
+	}
+	ping(t, ConnectionInfo{IP: ci.IP, HBPort: ci.HBPort})
+}
