@@ -193,3 +193,11 @@ func withColumns(schema *arrow.Schema, cols []arrow.Array, n int64) (arrow.Recor
 	}
 	return array.NewRecordBatch(schema, cols, n), nil
 }
+
+// hasPart reports whether a Records part was written (releasing what it
+// read).
+func hasPart(r exec.StateReader, name string) bool {
+	_, recs, ok, err := r.Records(name)
+	releaseRecs(recs)
+	return ok && err == nil
+}

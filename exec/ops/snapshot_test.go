@@ -337,3 +337,7 @@ func restoreMustFail(t *testing.T, mem memory.Allocator, from, into exec.Snapsho
 }
 
 func snapRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
+
+func roundTrip(from, into exec.Snapshotter, mem memory.Allocator) error {
+	return state.RoundTrip(context.Background(), mem, from, into)
+}
