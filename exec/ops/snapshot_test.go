@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -37,7 +38,13 @@ type snapStep struct {
 	wm       int64
 	isWM     bool
 	finish   bool
+	at       int // the step's index in the whole input: the test clock
 }
+
+// snapClock is the wall clock of operators that read one (a join's state
+// TTL): one second per step, so a restored operator sees the time the
+// uninterrupted one saw at the same step.
+var snapClock time.Time
 
 func (s snapStep) String() string {
 	switch {
@@ -97,6 +104,7 @@ func runSteps(t *testing.T, mem memory.Allocator, c snapCase, op exec.Operator, 
 	out := &stepCapture{}
 	res := make([]stepOut, 0, len(steps))
 	for i, s := range steps {
+		snapClock = time.Unix(int64(s.at), 0)
 		var err error
 		switch {
 		case s.isWM:
@@ -171,6 +179,9 @@ func checkCuts(t *testing.T, c snapCase, steps []snapStep, cuts []int) {
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
+	for i := range steps {
+		steps[i].at = i
+	}
 	a := newOpFor(c, mem)
 	want := runSteps(t, mem, c, a, steps)
 	a.Close()
