@@ -48,6 +48,7 @@ func joinCase(name string, typ JoinType, leftLog bool, bound *TimeBound, ttl tim
 // of a row never inserted.
 type changelogRows struct {
 	held []exec.Row
+	row  func() exec.Row // a new row; nil: snapGen.row
 }
 
 func (c *changelogRows) next(g *snapGen) exec.Row {
@@ -65,6 +66,9 @@ func (c *changelogRows) next(g *snapGen) exec.Row {
 		return append(exec.Row{OpDelete}, g.row()...)
 	}
 	r := g.row()
+	if c.row != nil {
+		r = c.row()
+	}
 	c.held = append(c.held, r)
 	kind := OpInsert
 	if g.rng.Intn(4) == 0 {
