@@ -107,3 +107,22 @@ func TestUpdatingAggregateSnapshotBeforeFirstRow(t *testing.T) {
 	}
 	checkCuts(t, c, steps, []int{1, 2})
 }
+
+// A (bounded) hash aggregate restored mid-input gives the result and the
+// held watermark the uninterrupted one gives at the end.
+func TestHashAggregateSnapshotResumes(t *testing.T) {
+	specs, aggFields := snapAggs()
+	for _, tc := range []struct {
+		name   string
+		groups []int
+	}{{"by k, s", []int{0, 1}}, {"no keys", nil}} {
+		var fs []arrow.Field
+		for _, c := range tc.groups {
+			fs = append(fs, snapSchema.Field(c))
+		}
+		out := arrow.NewSchema(append(fs, aggFields...), nil)
+		c := snapCase{name: tc.name, schemas: []*arrow.Schema{snapSchema}, ordered: true, columnarOut: true,
+			newOp: func(mem memory.Allocator) exec.Operator { return NewHashAggregate(tc.groups, specs, out, mem) }}
+		t.Run(tc.name, func(t *testing.T) { checkSeeds(t, c, 1, nil) })
+	}
+}
