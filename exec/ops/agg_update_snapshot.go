@@ -60,12 +60,16 @@ func (u *UpdatingAggregate) RestoreState(_ context.Context, r exec.StateReader) 
 	if err != nil {
 		return err
 	}
-	u.grow(h.ngroups)
-	k := len(h.groupCols)
+	n := h.ngroups
+	u.grow(n)
+	// One backing array each for the keys and the last rows: a million
+	// groups are two allocations, not two million.
+	k, width := len(h.groupCols), u.out.NumFields()-1
+	keyCells := make([]any, n*k)
 	g := 0
 	for _, rec := range p.groups {
 		for i := 0; i < int(rec.NumRows()); i++ {
-			key := make(exec.Row, k)
+			key := exec.Row(keyCells[g*k : (g+1)*k : (g+1)*k])
 			for c := range key {
 				key[c] = exec.Value(rec.Column(c), i)
 			}
@@ -77,11 +81,13 @@ func (u *UpdatingAggregate) RestoreState(_ context.Context, r exec.StateReader) 
 	for _, x := range unemitted {
 		skip[x] = true
 	}
-	for g := range h.ngroups {
+	lastCells := make([]any, n*width)
+	for g := range n {
 		if skip[int64(g)] {
 			continue
 		}
-		row := append(make(exec.Row, 0, u.out.NumFields()-1), u.keyRows[g]...)
+		row := exec.Row(lastCells[g*width : g*width : (g+1)*width])
+		row = append(row, u.keyRows[g]...)
 		for _, a := range h.accs {
 			row = append(row, a.value(g))
 		}
