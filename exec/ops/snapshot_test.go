@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -66,6 +67,9 @@ type snapCase struct {
 	ordered bool
 	// columnarOut turns born-columnar output on (when the operator has it).
 	columnarOut bool
+	// dictS: two of three columnar batches carry column s (1) as a
+	// dictionary-encoded VARCHAR, as a Parquet scan hands them out.
+	dictS bool
 }
 
 // stepOut is what one step emitted: rows (rendered) and watermarks.
@@ -117,6 +121,9 @@ func runSteps(t *testing.T, mem memory.Allocator, c snapCase, op exec.Operator, 
 				rec, encErr := exec.EncodeRows(mem, c.schemas[s.input], s.rows)
 				if encErr != nil {
 					t.Fatal(encErr)
+				}
+				if c.dictS && s.at%3 != 0 && c.schemas[s.input].Field(1).Type.ID() == arrow.STRING {
+					rec = dictEncodeS(t, mem, rec)
 				}
 				b = exec.NewColumnarBatch(rec)
 			} else {
@@ -351,4 +358,35 @@ func snapRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
 
 func roundTrip(from, into exec.Snapshotter, mem memory.Allocator) error {
 	return state.RoundTrip(context.Background(), mem, from, into)
+}
+
+// dictEncodeS replaces rec's column 1 (VARCHAR) by a dictionary-encoded
+// one over the values a..f and a NULL entry, and releases rec.
+func dictEncodeS(t *testing.T, mem memory.Allocator, rec arrow.RecordBatch) arrow.RecordBatch {
+	t.Helper()
+	defer rec.Release()
+	dict := testDict(mem, []string{"f", "e", "<null>", "d", "c", "b", "a"})
+	defer dict.Release()
+	codes := array.NewInt32Builder(mem)
+	defer codes.Release()
+	col := rec.Column(1).(*array.String)
+	for i := 0; i < col.Len(); i++ {
+		switch {
+		case col.IsNull(i) && i%2 == 0:
+			codes.AppendNull()
+		case col.IsNull(i):
+			codes.Append(2)
+		default:
+			codes.Append(int32(6 - (col.Value(i)[0] - 'a')))
+		}
+	}
+	ca := codes.NewArray()
+	defer ca.Release()
+	da := array.NewDictionaryArray(dictStrType, ca, dict)
+	defer da.Release()
+	cols := recordColumns(rec)
+	cols[1] = da
+	fields := append([]arrow.Field(nil), rec.Schema().Fields()...)
+	fields[1].Type = dictStrType
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
 }

@@ -53,6 +53,8 @@ func TestWindowAggregateSnapshotResumes(t *testing.T) {
 		windowAggCase("session by k", session, []int{0}, false),
 		windowAggCase("session by s, b", session, []int{1, 5}, true),
 		windowAggCase("session no keys", session, nil, false),
+		withDict(windowAggCase("tumble by s, dictionaries", tumble, []int{1}, true)),
+		withDict(windowAggCase("session by s, dictionaries", session, []int{1}, false)),
 	} {
 		t.Run(c.name, func(t *testing.T) { checkSeeds(t, c, 1, nil) })
 	}
@@ -114,4 +116,9 @@ func TestWindowAggregateSnapshotMismatch(t *testing.T) {
 		into.Close()
 	}
 	from.Close()
+}
+
+func withDict(c snapCase) snapCase {
+	c.dictS = true
+	return c
 }
