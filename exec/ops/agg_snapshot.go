@@ -108,7 +108,7 @@ func (h *HashAggregate) saveState(mem memory.Allocator) (groups, distinct arrow.
 			aggIdx = append(aggIdx, int32(i))
 		}
 	}
-	if len(aggIdx) > 0 || h.hasDistinct() {
+	if h.hasDistinct() {
 		ab := array.NewInt32Builder(mem)
 		ab.AppendValues(aggIdx, nil)
 		sb := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)

@@ -52,11 +52,7 @@ func (u *UpdatingAggregate) RestoreState(_ context.Context, r exec.StateReader) 
 	if err := h.restoreState(p.in, p.groups, p.distinct); err != nil {
 		return fmt.Errorf("%s %w", kind, err)
 	}
-	b, _, err := r.Value("unemitted")
-	if err != nil {
-		return err
-	}
-	unemitted, err := readInts(r, kind, "unemitted", len(b)/8)
+	unemitted, err := readIntList(r, kind, "unemitted")
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,15 @@ func writeInts(w exec.StateWriter, name string, vals ...int64) error {
 
 // readInts reads what writeInts stored: exactly n values.
 func readInts(r exec.StateReader, kind, name string, n int) ([]int64, error) {
+	vals, err := readIntList(r, kind, name)
+	if err == nil && len(vals) != n {
+		err = fmt.Errorf("%s state: value %q holds %d numbers, want %d", kind, name, len(vals), n)
+	}
+	return vals, err
+}
+
+// readIntList reads what writeInts stored, however many values.
+func readIntList(r exec.StateReader, kind, name string) ([]int64, error) {
 	b, ok, err := r.Value(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s state: %w", kind, err)
@@ -69,10 +78,10 @@ func readInts(r exec.StateReader, kind, name string, n int) ([]int64, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s state: value %q missing", kind, name)
 	}
-	if len(b) != 8*n {
-		return nil, fmt.Errorf("%s state: value %q holds %d bytes, want %d", kind, name, len(b), 8*n)
+	if len(b)%8 != 0 {
+		return nil, fmt.Errorf("%s state: value %q holds %d bytes, not a list of int64s", kind, name, len(b))
 	}
-	vals := make([]int64, n)
+	vals := make([]int64, len(b)/8)
 	for i := range vals {
 		vals[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
 	}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -69,6 +70,17 @@ func TestEveryStatefulKindSnapshots(t *testing.T) {
 				t.Errorf("%s: %v", k.Name, err)
 			}
 			fresh.Close()
+			// A layout version this build does not know is refused by name.
+			m := state.NewMemory(mem)
+			if err := s.SnapshotState(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			fresh = k.New(mem)
+			err := fresh.(exec.Snapshotter).RestoreState(ctx, versionOverride{m.Reader(), []byte{99, 0, 0, 0}})
+			if err == nil || !strings.Contains(err.Error(), "layout version 99") {
+				t.Errorf("%s: a state of layout version 99 gave %v", k.Name, err)
+			}
+			fresh.Close()
 		}
 		op.Close()
 	}
@@ -77,4 +89,17 @@ func TestEveryStatefulKindSnapshots(t *testing.T) {
 			t.Errorf("notCheckpointed lists %q, which is no kind of Kinds()", name)
 		}
 	}
+}
+
+// versionOverride reads a state with its "version" Value replaced.
+type versionOverride struct {
+	exec.StateReader
+	v []byte
+}
+
+func (o versionOverride) Value(name string) ([]byte, bool, error) {
+	if name == "version" {
+		return o.v, true, nil
+	}
+	return o.StateReader.Value(name)
 }
