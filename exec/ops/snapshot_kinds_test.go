@@ -29,10 +29,8 @@ var notCheckpointed = map[string]string{
 	"sort":         "bounded inputs only",
 	"top_n":        "bounded inputs only (an unbounded one gets updating_topn)",
 	"window_funcs": "bounded inputs only (OVER over an unbounded input is refused)",
-	// Not yet: these can run with an unbounded input and hold state.
-	"hash_join":        "NOT YET: a bounded build side probed by an unbounded input keeps its built table",
-	"nested_loop_join": "NOT YET: as hash_join (a bounded side joined to an unbounded one)",
-	"set_op":           "NOT YET: INTERSECT/EXCEPT over an unbounded input holds both inputs' counts",
+	// Not yet: it can run over an unbounded input and hold state.
+	"set_op": "NOT YET: INTERSECT/EXCEPT over an unbounded input holds both inputs' counts",
 }
 
 // Every operator kind keeping state across batches is a Snapshotter, the
