@@ -43,32 +43,39 @@ var distinctSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "seen", Type: arrow.BinaryTypes.Binary},
 }, nil)
 
-// stateSchema is the groups table of a bound aggregate.
-func (h *HashAggregate) stateSchema() *arrow.Schema {
+// stateSchema is the groups table of a bound aggregate, and the
+// accumulators that hold its state.
+func (h *HashAggregate) stateSchema() (*arrow.Schema, []accState, error) {
 	fs := append([]arrow.Field{}, h.out.Fields()[:len(h.groupCols)]...)
 	for i := range fs {
 		fs[i].Nullable = true
 		fs[i].Metadata = arrow.Metadata{}
 	}
+	sts := make([]accState, len(h.accs))
 	for i, a := range h.accs {
-		fs = append(fs, stateOf(a).stateFields(fmt.Sprintf("a%d.", i))...)
+		// DISTINCT's inner accumulator holds the per-group state; its
+		// seen set is the second table.
+		if d, ok := a.(*distinctAcc); ok {
+			a = d.inner
+		}
+		st, ok := a.(accState)
+		if !ok {
+			return nil, nil, fmt.Errorf("aggregate %s cannot be checkpointed yet", h.aggs[i])
+		}
+		sts[i] = st
+		fs = append(fs, st.stateFields(fmt.Sprintf("a%d.", i))...)
 	}
-	return arrow.NewSchema(fs, nil)
-}
-
-// stateOf is the accumulator whose columns hold the state: DISTINCT's
-// inner one (its seen set is the second table).
-func stateOf(a accumulator) accState {
-	if d, ok := a.(*distinctAcc); ok {
-		return d.inner.(accState)
-	}
-	return a.(accState)
+	return arrow.NewSchema(fs, nil), sts, nil
 }
 
 // saveState builds the groups table and the DISTINCT table (nil when no
 // aggregate is DISTINCT) without changing the aggregate. The caller
 // releases both.
 func (h *HashAggregate) saveState(mem memory.Allocator) (groups, distinct arrow.RecordBatch, err error) {
+	schema, sts, err := h.stateSchema()
+	if err != nil {
+		return nil, nil, err
+	}
 	n := h.ngroups
 	cols := make([]arrow.Array, 0, len(h.groupCols)+2*len(h.accs))
 	defer func() { releaseAll(cols) }()
@@ -86,10 +93,10 @@ func (h *HashAggregate) saveState(mem memory.Allocator) (groups, distinct arrow.
 		cols = append(cols, fresh.NewArray())
 		fresh.Release()
 	}
-	for _, a := range h.accs {
-		cols = append(cols, stateOf(a).saveState(mem, n)...)
+	for _, st := range sts {
+		cols = append(cols, st.saveState(mem, n)...)
 	}
-	if groups, err = withColumns(h.stateSchema(), cols, int64(n)); err != nil {
+	if groups, err = withColumns(schema, cols, int64(n)); err != nil {
 		return nil, nil, fmt.Errorf("aggregate state: %w", err)
 	}
 	var aggIdx []int32
@@ -151,13 +158,16 @@ func (h *HashAggregate) restoreState(in *arrow.Schema, groups []arrow.RecordBatc
 	if err := h.bind(in); err != nil {
 		return err
 	}
-	want := h.stateSchema()
+	want, sts, err := h.stateSchema()
+	if err != nil {
+		return err
+	}
 	for _, g := range groups {
 		if !g.Schema().Equal(want) {
 			return fmt.Errorf("aggregate state: groups have columns %s, this aggregate keeps %s (a snapshot of another plan?)",
 				schemaText(g.Schema()), schemaText(want))
 		}
-		if err := h.loadGroups(g); err != nil {
+		if err := h.loadGroups(g, sts); err != nil {
 			return err
 		}
 	}
@@ -183,7 +193,7 @@ func (h *HashAggregate) restoreState(in *arrow.Schema, groups []arrow.RecordBatc
 }
 
 // loadGroups appends one batch of groups: their keys get the next ids.
-func (h *HashAggregate) loadGroups(g arrow.RecordBatch) error {
+func (h *HashAggregate) loadGroups(g arrow.RecordBatch, sts []accState) error {
 	n := int(g.NumRows())
 	if n == 0 {
 		return nil
@@ -212,8 +222,7 @@ func (h *HashAggregate) loadGroups(g arrow.RecordBatch) error {
 		h.grow()
 	}
 	col := k
-	for i, a := range h.accs {
-		st := stateOf(a)
+	for i, st := range sts {
 		m := len(st.stateFields(""))
 		if err := st.loadState(first, recordColumns(g)[col:col+m]); err != nil {
 			return fmt.Errorf("aggregate state %s: %w", h.aggs[i], err)

@@ -189,8 +189,9 @@ func int64sOf(a arrow.Array, name string) ([]int64, error) {
 	return x.Int64Values(), nil
 }
 
-// withColumns is rec's columns followed by extra (all borrowed) as a new
-// record of schema; an error instead of a panic when they do not fit it.
+// withColumns makes a record of schema from cols (borrowed: the record
+// takes its own references); an error instead of NewRecordBatch's panic
+// when they do not fit it.
 func withColumns(schema *arrow.Schema, cols []arrow.Array, n int64) (arrow.RecordBatch, error) {
 	if len(cols) != schema.NumFields() {
 		return nil, fmt.Errorf("%d columns for a state of %d", len(cols), schema.NumFields())
