@@ -15,8 +15,8 @@ import (
 func batchJoinCase(name string, typ JoinType, keyed bool) snapCase {
 	var fs []arrow.Field
 	sides := 2
-	if typ.leftOnly() {
-		sides = 1
+	if typ.leftOnly() || typ.buildOnly() {
+		sides = 1 // the probe's columns, or the build's
 	}
 	for range sides {
 		for _, f := range snapSchema.Fields() {
@@ -63,6 +63,8 @@ func TestBatchJoinSnapshotResumes(t *testing.T) {
 		batchJoinCase("full", Full, true),
 		batchJoinCase("semi", Semi, true),
 		batchJoinCase("anti", Anti, true),
+		batchJoinCase("right semi", RightSemi, true),
+		batchJoinCase("right anti", RightAnti, true),
 		batchJoinCase("cross (nested loop)", Inner, false),
 	} {
 		t.Run(c.name, func(t *testing.T) {
