@@ -1,0 +1,368 @@
+// Package changelog applies an updating result (a changelog of +I, -U, +U
+// and -D rows) to a table, the one way every display of such a result does
+// it: the shell's table result mode, the kernel's live table and the test
+// runners. Each change costs O(1) (a hash lookup by key and a linked-list
+// splice), so a table of a million groups costs what printing the changes
+// costs, not a scan of the table per retraction.
+package changelog
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/ops"
+)
+
+// Row kinds, as the first ("op") column of an updating result spells them.
+const (
+	Insert        = "+I"
+	UpdateBefore  = "-U"
+	UpdateAfter   = "+U"
+	Delete        = "-D"
+	kindColumnErr = "changelog: row kind %v is not +I, -U, +U or -D"
+)
+
+// ErrNotInTable is returned (wrapped) when a retraction names a row the
+// table does not hold. Displays may go on; a test runner fails on it.
+var ErrNotInTable = errors.New("retracts a row not in the table")
+
+// entry is one distinct row (or, with an upsert key, one key's row) and how
+// many times it is in the table.
+type entry struct {
+	row   exec.Row
+	count int
+	hash  uint64
+	// prev/next: display order; rprev/rnext: the order rows were last
+	// changed in (oldest first).
+	prev, next   *entry
+	rprev, rnext *entry
+}
+
+// Table is a changelog applied. Display order is stable: rows keep the
+// place they were inserted at, and a +U that follows its -U takes the
+// retracted row's place, so an updated group does not jump to the end.
+// With a rank order (a continuous top-n) rows are kept sorted instead.
+//
+// A Table is not safe for concurrent use.
+type Table struct {
+	key   []int                    // upsert key columns; nil: the whole row
+	order func(a, b exec.Row) int  // rank order; nil: display order
+	index map[uint64][]*entry      // by hash of the key (or row)
+	head  *entry                   // display order (unordered tables)
+	tail  *entry                   //
+	rhead *entry                   // least recently changed
+	rtail *entry                   // most recently changed
+	rank  []*entry                 // ordered tables: entries in rank order
+	rows  int                      // rows in the table, duplicates counted
+	// hole is where the last change (a -U) removed a row: the +U that
+	// follows is inserted after holeAt (nil: at the head).
+	hole    bool
+	holeAt  *entry
+	changes int64
+	scratch exec.Row
+}
+
+// NewTable returns an empty table. key, when the plan knows one (the
+// columns that identify a row, as a GROUP BY's keys do), makes a change
+// find its row by those columns alone and +I/+U of a present key replace
+// its row; nil keys rows by all their columns, duplicates counted. order,
+// when not nil, keeps rows sorted by it (ties in arrival order).
+func NewTable(key []int, order func(a, b exec.Row) int) *Table {
+	return &Table{key: key, order: order, index: map[uint64][]*entry{}}
+}
+
+// Len is the number of rows in the table, duplicates counted.
+func (t *Table) Len() int { return t.rows }
+
+// Changes is the number of changes applied (including those that failed).
+func (t *Table) Changes() int64 { return t.changes }
+
+// Apply applies one change; row is the row without its kind and is kept by
+// the table (the caller must not modify it afterwards). A retraction of a
+// row not in the table changes nothing and returns an error wrapping
+// ErrNotInTable.
+func (t *Table) Apply(kind any, row exec.Row) error {
+	t.changes++
+	hole, holeAt := t.hole, t.holeAt
+	t.hole, t.holeAt = false, nil
+	switch kind {
+	case Insert, UpdateAfter:
+		t.add(row, hole && kind == UpdateAfter, holeAt)
+		return nil
+	case UpdateBefore, Delete:
+		e := t.find(row)
+		if e == nil {
+			return fmt.Errorf("changelog: %v %v %w", kind, row, ErrNotInTable)
+		}
+		t.remove(e, kind == UpdateBefore)
+		return nil
+	default:
+		return fmt.Errorf(kindColumnErr, kind)
+	}
+}
+
+// ApplyBatch applies the first n rows of b, whose column 0 is the row kind.
+// It stops at the first error that is not ErrNotInTable and returns it;
+// retractions of absent rows are skipped and the first is returned after
+// the rest applied, so a display can ignore it and a test can fail on it.
+func (t *Table) ApplyBatch(b *exec.Batch, n int) error {
+	width := b.Schema().NumFields()
+	var absent error
+	for i := range n {
+		var kind any
+		row := make(exec.Row, width-1)
+		if b.IsColumnar() {
+			rec := b.Record()
+			kind = exec.Value(rec.Column(0), i)
+			for c := range row {
+				row[c] = exec.Value(rec.Column(c+1), i)
+			}
+		} else {
+			r := b.Rows()[i]
+			kind = r[0]
+			copy(row, r[1:])
+		}
+		if err := t.Apply(kind, row); err != nil {
+			if !errors.Is(err, ErrNotInTable) {
+				return err
+			}
+			if absent == nil {
+				absent = err
+			}
+		}
+	}
+	return absent
+}
+
+// Rows returns up to n rows from the top of the table, in display (or
+// rank) order; n < 0 returns them all.
+func (t *Table) Rows(n int) []exec.Row {
+	if n < 0 || n > t.rows {
+		n = t.rows
+	}
+	out := make([]exec.Row, 0, n)
+	if t.order != nil {
+		for _, e := range t.rank {
+			for range e.count {
+				if len(out) == n {
+					return out
+				}
+				out = append(out, e.row)
+			}
+		}
+		return out
+	}
+	for e := t.head; e != nil && len(out) < n; e = e.next {
+		for range min(e.count, n-len(out)) {
+			out = append(out, e.row)
+		}
+	}
+	return out
+}
+
+// LastChanged returns up to n rows, those inserted or updated last, the
+// most recent last.
+func (t *Table) LastChanged(n int) []exec.Row {
+	n = min(n, t.rows)
+	out := make([]exec.Row, n)
+	i := n
+	for e := t.rtail; e != nil && i > 0; e = e.rprev {
+		for range min(e.count, i) {
+			i--
+			out[i] = e.row
+		}
+	}
+	return out
+}
+
+// add inserts row: at the hole a -U left when atHole, else at the end (or
+// at its rank).
+func (t *Table) add(row exec.Row, atHole bool, holeAt *entry) {
+	h := t.hash(row)
+	if e := t.lookup(h, row); e != nil {
+		t.touch(e)
+		if t.key == nil {
+			e.count++ // a duplicate row
+			t.rows++
+			return
+		}
+		// An upsert: the key's new row, in its place (or at its new rank).
+		if t.order != nil {
+			t.unrank(e)
+			e.row = row
+			t.insertRanked(e)
+		} else {
+			e.row = row
+		}
+		return
+	}
+	e := &entry{row: row, count: 1, hash: h}
+	t.index[h] = append(t.index[h], e)
+	t.rows++
+	t.touch(e)
+	switch {
+	case t.order != nil:
+		t.insertRanked(e)
+	case atHole:
+		t.linkAfter(e, holeAt)
+	default:
+		t.linkAfter(e, t.tail)
+	}
+}
+
+// insertRanked puts e at its rank, after its equals so ties keep arrival
+// order.
+func (t *Table) insertRanked(e *entry) {
+	at, _ := slices.BinarySearchFunc(t.rank, e.row, func(x *entry, v exec.Row) int {
+		if t.order(x.row, v) <= 0 {
+			return -1
+		}
+		return 1
+	})
+	t.rank = slices.Insert(t.rank, at, e)
+}
+
+// unrank takes e out of rank order: a binary search to its first equal,
+// then a walk over the ties.
+func (t *Table) unrank(e *entry) {
+	i, _ := slices.BinarySearchFunc(t.rank, e.row, func(x *entry, v exec.Row) int {
+		if t.order(x.row, v) < 0 {
+			return -1
+		}
+		return 1
+	})
+	for ; i < len(t.rank); i++ {
+		if t.rank[i] == e {
+			t.rank = slices.Delete(t.rank, i, i+1)
+			return
+		}
+	}
+	// Not found by rank (an order that is not a total preorder on these
+	// rows): fall back to a scan.
+	t.rank = slices.DeleteFunc(t.rank, func(x *entry) bool { return x == e })
+}
+
+// remove takes one occurrence of e's row out; hole records its place for
+// a +U to follow.
+func (t *Table) remove(e *entry, hole bool) {
+	t.rows--
+	e.count--
+	if e.count > 0 {
+		// A duplicate remains: an update of one of them goes next to it.
+		t.hole, t.holeAt = hole, e
+		return
+	}
+	bucket := t.index[e.hash]
+	i := slices.Index(bucket, e)
+	bucket = slices.Delete(bucket, i, i+1)
+	if len(bucket) == 0 {
+		delete(t.index, e.hash)
+	} else {
+		t.index[e.hash] = bucket
+	}
+	t.unlinkRecent(e)
+	if t.order != nil {
+		t.unrank(e)
+		return
+	}
+	t.hole, t.holeAt = hole, e.prev
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		t.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		t.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+}
+
+// linkAfter links e into display order after at (nil: at the head).
+func (t *Table) linkAfter(e, at *entry) {
+	e.prev = at
+	if at == nil {
+		e.next = t.head
+		t.head = e
+	} else {
+		e.next = at.next
+		at.next = e
+	}
+	if e.next != nil {
+		e.next.prev = e
+	} else {
+		t.tail = e
+	}
+}
+
+// touch makes e the most recently changed entry.
+func (t *Table) touch(e *entry) {
+	if t.rtail == e {
+		return
+	}
+	t.unlinkRecent(e)
+	e.rprev = t.rtail
+	if t.rtail != nil {
+		t.rtail.rnext = e
+	} else {
+		t.rhead = e
+	}
+	t.rtail = e
+}
+
+func (t *Table) unlinkRecent(e *entry) {
+	if e.rprev == nil && e.rnext == nil && t.rhead != e {
+		return // not linked
+	}
+	if e.rprev != nil {
+		e.rprev.rnext = e.rnext
+	} else {
+		t.rhead = e.rnext
+	}
+	if e.rnext != nil {
+		e.rnext.rprev = e.rprev
+	} else {
+		t.rtail = e.rprev
+	}
+	e.rprev, e.rnext = nil, nil
+}
+
+// find is the entry a retraction names.
+func (t *Table) find(row exec.Row) *entry { return t.lookup(t.hash(row), row) }
+
+func (t *Table) lookup(h uint64, row exec.Row) *entry {
+	for _, e := range t.index[h] {
+		if t.same(e.row, row) {
+			return e
+		}
+	}
+	return nil
+}
+
+// same reports whether a and b are the same table row: identical keys
+// (or whole rows), as ops.SameRow judges a retraction.
+func (t *Table) same(a, b exec.Row) bool {
+	if t.key == nil {
+		return ops.SameRow(a, b)
+	}
+	for _, c := range t.key {
+		if !ops.SameRow(exec.Row{a[c]}, exec.Row{b[c]}) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Table) hash(row exec.Row) uint64 {
+	if t.key == nil {
+		return hashRow(row)
+	}
+	t.scratch = t.scratch[:0]
+	for _, c := range t.key {
+		t.scratch = append(t.scratch, row[c])
+	}
+	return hashRow(t.scratch)
+}
