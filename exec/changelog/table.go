@@ -47,15 +47,15 @@ type entry struct {
 //
 // A Table is not safe for concurrent use.
 type Table struct {
-	key   []int                    // upsert key columns; nil: the whole row
-	order func(a, b exec.Row) int  // rank order; nil: display order
-	index map[uint64][]*entry      // by hash of the key (or row)
-	head  *entry                   // display order (unordered tables)
-	tail  *entry                   //
-	rhead *entry                   // least recently changed
-	rtail *entry                   // most recently changed
-	rank  []*entry                 // ordered tables: entries in rank order
-	rows  int                      // rows in the table, duplicates counted
+	key   []int                   // upsert key columns; nil: the whole row
+	order func(a, b exec.Row) int // rank order; nil: display order
+	index map[uint64][]*entry     // by hash of the key (or row)
+	head  *entry                  // display order (unordered tables)
+	tail  *entry                  //
+	rhead *entry                  // least recently changed
+	rtail *entry                  // most recently changed
+	rank  []*entry                // ordered tables: entries in rank order
+	rows  int                     // rows in the table, duplicates counted
 	// hole is where the last change (a -U) removed a row: the +U that
 	// follows is inserted after holeAt (nil: at the head).
 	hole    bool
