@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,4 +163,67 @@ func TestTableModeRetractsNaN(t *testing.T) {
 	if got := strings.TrimSpace(b.String()); got != "k,x\nzero,0.0" {
 		t.Errorf("table:\n%s\nwant only the 0.0 row", got)
 	}
+}
+
+// The shell's table mode shows the shared changelog fixture's table, the
+// same one the kernel's live table test reads (dispatch's
+// TestLiveTableMatchesSharedFixture): one changelog, one table, in order.
+func TestTableModeMatchesSharedFixture(t *testing.T) {
+	changes, want := readChangelogFixture(t, "../../testdata/changelog/display.txt")
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	tm := &tableModeSink{inner: newSink(formatCSV, sinkOptions{out: w})}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "op", Type: arrow.BinaryTypes.String},
+		{Name: "k", Type: arrow.BinaryTypes.String},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	if err := tm.Columns(schema, false); err != nil {
+		t.Fatal(err)
+	}
+	batch := exec.NewRowBatch(schema, changes)
+	err := tm.Batch(batch)
+	batch.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.finish(nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	got := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if got[0] != "k,n" {
+		t.Fatalf("header %q", got[0])
+	}
+	if g, w := strings.Join(got[1:], "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("table:\n%s\nwant:\n%s", g, w)
+	}
+}
+
+// readChangelogFixture reads "op key n" lines, then after "== table" the
+// expected rows as "key,n".
+func readChangelogFixture(t *testing.T, path string) (changes []exec.Row, want []string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := false
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0 || strings.HasPrefix(line, "#"):
+		case line == "== table":
+			table = true
+		case table:
+			want = append(want, f[0]+","+f[1])
+		default:
+			n, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", path, line, err)
+			}
+			changes = append(changes, exec.Row{f[0], f[1], n})
+		}
+	}
+	return changes, want
 }
