@@ -65,7 +65,9 @@ type tableModeSink struct {
 	table     *changelog.Table
 	// order keeps the table in rank order (a continuous top-n; see
 	// ResultOrder), nil for arrival order.
-	order   func(a, b exec.Row) int
+	order func(a, b exec.Row) int
+	// key is the table's upsert key (see ResultKey), nil for whole rows.
+	key     []int
 	dirty   bool // changes since the last frame
 	stop    chan struct{}
 	stopped chan struct{}
@@ -79,12 +81,16 @@ const liveInterval = 200 * time.Millisecond
 // first (op).
 func (t *tableModeSink) ResultOrder(keys []ops.SortKey) { t.order = engine.TableOrder(keys) }
 
+// ResultKey implements engine.KeyedWriter: the columns that identify a row
+// of the table (an updating GROUP BY's keys).
+func (t *tableModeSink) ResultKey(cols []int) { t.key = engine.TableKey(cols) }
+
 func (t *tableModeSink) Columns(s *arrow.Schema, bounded bool) error {
 	if s.NumFields() == 0 || s.Field(0).Name != "op" || s.Field(0).Type.ID() != arrow.STRING {
 		return t.inner.Columns(s, bounded)
 	}
 	t.changelog = true
-	t.table = changelog.NewTable(nil, t.order)
+	t.table = changelog.NewTable(t.key, t.order)
 	t.schema = arrow.NewSchema(s.Fields()[1:], nil)
 	if t.live == nil {
 		return t.inner.Columns(t.schema, true)

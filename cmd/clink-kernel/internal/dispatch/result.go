@@ -115,6 +115,8 @@ type resultWriter struct {
 	// order keeps that table in rank order (a continuous top-n; see
 	// ResultOrder).
 	order func(a, b exec.Row) int
+	// key is the table's upsert key (see ResultKey), nil for whole rows.
+	key []int
 	// text spells each column's values (sqlvalue's canonical text, as the
 	// shell and CAST(x AS VARCHAR)), reading the Arrow arrays directly.
 	text    []sqlvalue.AppendFunc
@@ -139,6 +141,14 @@ func cellOf(v any, t arrow.DataType) cellValue {
 func (w *resultWriter) ResultOrder(keys []ops.SortKey) {
 	w.mu.Lock()
 	w.order = engine.TableOrder(keys)
+	w.mu.Unlock()
+}
+
+// ResultKey implements engine.KeyedWriter: the columns that identify a row
+// of the table (an updating GROUP BY's keys).
+func (w *resultWriter) ResultKey(cols []int) {
+	w.mu.Lock()
+	w.key = engine.TableKey(cols)
 	w.mu.Unlock()
 }
 
@@ -180,7 +190,7 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	case !bounded:
 		if len(w.cols) > 0 && w.cols[0].name == "op" && w.cols[0].typ.ID() == arrow.STRING {
 			w.changelog = true
-			w.table = changelog.NewTable(nil, w.order)
+			w.table = changelog.NewTable(w.key, w.order)
 			w.cols = w.cols[1:]
 		}
 		w.mode = modeLive
