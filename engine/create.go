@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/connectors/parquet"
 	"github.com/clink-sql/clink/plan"
 	"github.com/clink-sql/clink/sql"
 	"github.com/clink-sql/clink/sql/ast"
@@ -86,6 +88,9 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 	}
 	tbl, err := f(options, declared)
 	if err != nil {
+		if declared == nil && errors.Is(err, parquet.ErrNoFiles) {
+			return Outcome{}, at(x, fmt.Sprintf("table '%s': %v (declare the columns to create a table that INSERT INTO writes)", name, err))
+		}
 		return Outcome{}, at(x, fmt.Sprintf("table '%s': %v", name, err))
 	}
 	entry := &plan.Entry{Name: name, Table: tbl, Connector: cname, Options: options, Computed: computed, Watermark: wm}

@@ -196,3 +196,24 @@ func TestE2EDescribeAgrees(t *testing.T) {
 		t.Errorf("\\d bid:\n%s\nDESCRIBE bid:\n%s", table, desc.stdout)
 	}
 }
+
+// A query over a file that is not there says so with the path and a caret
+// under it; the CREATE TABLE advice (declare the columns) is not given for
+// a SELECT, which cannot use it.
+func TestE2EMissingFileError(t *testing.T) {
+	for _, c := range []struct{ sql, path string }{
+		{"SELECT *\n  FROM 'data/bids.parquet' LIMIT 3", "data/bids.parquet"},
+		{"SELECT *\n  FROM read_parquet('data/*.parquet')", "data/*.parquet"},
+		{"SELECT *\n  FROM 'data/bids.ndjson'", "data/bids.ndjson"},
+	} {
+		r := runClinksh(t, "", "-c", c.sql)
+		if r.code != exitError {
+			t.Errorf("%s: exit %d", c.sql, r.code)
+		}
+		want := "LINE 2:   FROM " + c.sql[len("SELECT *\n  FROM "):] + "\n               ^\n"
+		if !strings.HasPrefix(r.stderr, "ERROR at line 2, column 8: ") || !strings.Contains(r.stderr, c.path) ||
+			!strings.HasSuffix(r.stderr, want) || strings.Contains(r.stderr, "declare the columns") {
+			t.Errorf("%s: stderr:\n%s\nwant the path, and ending:\n%s", c.sql, r.stderr, want)
+		}
+	}
+}
