@@ -120,6 +120,9 @@ type builder struct {
 	// ordered are the scans whose rows feed an event-time watermark: each
 	// subtask must read its part in file order (see orderedScans).
 	ordered map[*Scan]bool
+	// inOrder are the scans under a LIMIT without ORDER BY: one subtask
+	// reads them in file order (see limitScans).
+	inOrder map[*Scan]bool
 	stages  []*Stage
 	schemas map[*Stage]*arrow.Schema
 	// built is the stage of each node already planned (shared nodes).
@@ -134,7 +137,7 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	if opts.Parallelism < 1 {
 		opts.Parallelism = 1
 	}
-	b := &builder{g: exec.NewGraph(opts.Exec), opts: opts, ordered: orderedScans(root)}
+	b := &builder{g: exec.NewGraph(opts.Exec), opts: opts, ordered: orderedScans(root), inOrder: limitScans(root)}
 	child, err := b.build(root)
 	if err != nil {
 		return nil, err
