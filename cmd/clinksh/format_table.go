@@ -43,9 +43,9 @@ type tableSink struct {
 	// streaming: an uncapped bounded result grew past streamAfter rows and
 	// is printed as it arrives.
 	streaming bool
-	buf     []byte
-	line    []byte
-	n       int64
+	buf       []byte
+	line      []byte
+	n         int64
 }
 
 func (s *tableSink) Columns(schema *arrow.Schema, bounded bool) error {
