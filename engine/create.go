@@ -93,7 +93,8 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 		}
 		return Outcome{}, at(x, fmt.Sprintf("table '%s': %v", name, err))
 	}
-	entry := &plan.Entry{Name: name, Table: tbl, Connector: cname, Options: options, Computed: computed, Watermark: wm}
+	entry := &plan.Entry{Name: name, Table: tbl, Connector: cname, Options: options, Computed: computed, Watermark: wm,
+		PrimaryKey: primaryKey(x)}
 	if len(computed) > 0 || wm != nil {
 		// Bind once now so a bad computed column or watermark fails the
 		// CREATE, not the first query.
@@ -116,6 +117,23 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 		msg += " " + out.Message
 	}
 	return Outcome{Message: msg}, nil
+}
+
+// primaryKey is the columns of x's PRIMARY KEY, from the table constraint
+// or a column's inline PRIMARY KEY.
+func primaryKey(x *ast.CreateTable) []string {
+	var key []string
+	if x.PrimaryKey != nil {
+		for _, c := range x.PrimaryKey.Columns {
+			key = append(key, c.Name)
+		}
+	}
+	for _, c := range x.Columns {
+		if c.PrimaryKey {
+			key = append(key, c.Name.Name)
+		}
+	}
+	return key
 }
 
 func hasMetadata(cols []*ast.ColumnDef) bool {

@@ -217,3 +217,26 @@ func TestE2EMissingFileError(t *testing.T) {
 		}
 	}
 }
+
+// \d and DESCRIBE print the same table for a table with a primary key, a
+// METADATA column, a computed column and a watermark, and both show them.
+func TestE2EDescribeAgreesOnExtras(t *testing.T) {
+	create := "CREATE TABLE ev (id BIGINT, ts TIMESTAMP(3), part INT METADATA FROM 'partition', d AS id * 2, " +
+		"PRIMARY KEY (id) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'kafka', " +
+		"'topic' = 'x', 'properties.bootstrap.servers' = 'localhost:1', 'format' = 'json');\n"
+	d := runClinksh(t, create+"\\d ev\n")
+	desc := runClinksh(t, create+"DESCRIBE ev;\n")
+	if d.code != 0 || desc.code != 0 {
+		t.Fatalf(`\d: exit %d %q; DESCRIBE: exit %d %q`, d.code, d.stderr, desc.code, desc.stderr)
+	}
+	_, table, _ := strings.Cut(d.stdout, "ev: table (kafka), unbounded\n")
+	if table == "" || !strings.HasSuffix(desc.stdout, table) {
+		t.Fatalf("\\d ev:\n%s\nDESCRIBE ev:\n%s", d.stdout, desc.stdout)
+	}
+	for _, want := range []string{" key ", " extras ", " watermark ", "PRI(id)", "TIMESTAMP(3) *ROWTIME*",
+		"ts - INTERVAL '5' SECOND", "METADATA FROM 'partition'", "AS id * 2"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("DESCRIBE lacks %q:\n%s", want, table)
+		}
+	}
+}
