@@ -215,25 +215,25 @@ func (t *Table) add(row exec.Row, atHole bool, holeAt *entry) {
 // insertRanked puts e at its rank, after its equals so ties keep arrival
 // order.
 func (t *Table) insertRanked(e *entry) {
-	at, _ := slices.BinarySearchFunc(t.rank, e.row, func(x *entry, v exec.Row) int {
-		if t.order(x.row, v) <= 0 {
+	t.rank = slices.Insert(t.rank, t.rankOf(e.row, true), e)
+}
+
+// rankOf is where row goes in rank order: after its equals when after,
+// else before them (at the first).
+func (t *Table) rankOf(row exec.Row, after bool) int {
+	at, _ := slices.BinarySearchFunc(t.rank, row, func(x *entry, v exec.Row) int {
+		if c := t.order(x.row, v); c < 0 || after && c == 0 {
 			return -1
 		}
 		return 1
 	})
-	t.rank = slices.Insert(t.rank, at, e)
+	return at
 }
 
 // unrank takes e out of rank order: a binary search to its first equal,
 // then a walk over the ties.
 func (t *Table) unrank(e *entry) {
-	i, _ := slices.BinarySearchFunc(t.rank, e.row, func(x *entry, v exec.Row) int {
-		if t.order(x.row, v) < 0 {
-			return -1
-		}
-		return 1
-	})
-	for ; i < len(t.rank); i++ {
+	for i := t.rankOf(e.row, false); i < len(t.rank); i++ {
 		if t.rank[i] == e {
 			t.rank = slices.Delete(t.rank, i, i+1)
 			return

@@ -1,7 +1,9 @@
 package changelog
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -12,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog/changelogtest"
 	"github.com/clink-sql/clink/exec/ops"
 )
 
@@ -187,7 +190,7 @@ func TestTableUpsertKeyReplacesRow(t *testing.T) {
 }
 
 func TestTableRankOrder(t *testing.T) {
-	desc := func(a, b exec.Row) int { return -cmpInt(a[1].(int64), b[1].(int64)) }
+	desc := func(a, b exec.Row) int { return cmp.Compare(b[1].(int64), a[1].(int64)) }
 	tab := NewTable(nil, desc)
 	_ = tab.Apply(Insert, exec.Row{"a", int64(1)})
 	_ = tab.Apply(Insert, exec.Row{"b", int64(3)})
@@ -201,16 +204,6 @@ func TestTableRankOrder(t *testing.T) {
 	if got := tab.Rows(-1); !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows %v, want %v", got, want)
 	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func TestApplyBatchColumnarAndRows(t *testing.T) {
@@ -264,4 +257,26 @@ func BenchmarkGroupByChangelog(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(kinds)), "ns/change")
+}
+
+// The Table leaves the shared fixture's table (the one the shell's and the
+// kernel's displays are tested against), the absent retraction reported.
+func TestTableMatchesDisplayFixture(t *testing.T) {
+	changes, want := changelogtest.ReadFixture(t, "../../testdata/changelog/display.txt")
+	tab := NewTable(nil, nil)
+	absent := 0
+	for _, c := range changes {
+		if err := tab.Apply(c[0], c[1:]); errors.Is(err, ErrNotInTable) {
+			absent++
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, r := range tab.Rows(-1) {
+		got = append(got, fmt.Sprintf("%s,%d", r[0], r[1]))
+	}
+	if !slices.Equal(got, want) || absent != 1 {
+		t.Errorf("rows %v (%d absent retractions), want %v (1)", got, absent, want)
+	}
 }

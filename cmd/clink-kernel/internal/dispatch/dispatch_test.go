@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog/changelogtest"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sql"
 )
@@ -400,7 +399,7 @@ func TestLiveChangelogShowsCurrentTable(t *testing.T) {
 func TestLiveTableMatchesSharedFixture(t *testing.T) {
 	k, tr, eng := newTestKernel()
 	var want []string
-	eng.fixture, want = readChangelogFixture(t, "../../../../testdata/changelog/display.txt")
+	eng.fixture, want = changelogtest.ReadFixture(t, "../../../../testdata/changelog/display.txt")
 	m := request("execute_request", map[string]any{"code": "changelog-fixture"})
 	k.handle(wire.Shell, m)
 	final, _ := finalTable(t, tr.of(m.Header.MsgID))
@@ -420,34 +419,6 @@ func TestLiveTableMatchesSharedFixture(t *testing.T) {
 	if !strings.Contains(final, footer) {
 		t.Errorf("footer: want %q in\n%s", footer, final)
 	}
-}
-
-// readChangelogFixture reads "op key n" lines, then after "== table" the
-// expected rows as "key,n".
-func readChangelogFixture(t *testing.T, path string) (changes []exec.Row, want []string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := false
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) == 0 || strings.HasPrefix(line, "#"):
-		case line == "== table":
-			table = true
-		case table:
-			want = append(want, f[0]+","+f[1])
-		default:
-			n, err := strconv.ParseInt(f[2], 10, 64)
-			if err != nil {
-				t.Fatalf("%s: %q: %v", path, line, err)
-			}
-			changes = append(changes, exec.Row{f[0], f[1], n})
-		}
-	}
-	return changes, want
 }
 
 // finalTable is the text and HTML of a live statement's final result: an
