@@ -218,3 +218,34 @@ func TestSemiJoinsMoveBelowInnerJoins(t *testing.T) {
 		}
 	}
 }
+
+func TestAggregatesReducedByJoinKeys(t *testing.T) {
+	// Q17's shape: the correlated AVG becomes a GROUP BY auction over all
+	// of b joined to the outer rows; the outer side's filtered scan of t
+	// holds the only keys that can meet it, so the aggregate's input is
+	// semi-joined with them first.
+	n := planOf(t, `SELECT sum(b.price) FROM b, t
+		WHERE t.i64 = b.auction AND t.s = 'x'
+		  AND b.price < (SELECT avg(price) FROM b b2 WHERE b2.auction = t.i64)`)
+	var reduced []*Aggregate
+	for _, a := range nodesOf[*Aggregate](n) {
+		if j, ok := a.Input.(*Join); ok && j.Kind == JoinSemi {
+			reduced = append(reduced, a)
+			if !filteredScan(j.Right) {
+				t.Errorf("the key set is not a filtered scan:\n%s", Format(j.Right))
+			}
+		}
+	}
+	if len(reduced) != 1 {
+		t.Fatalf("want the subquery's aggregate reduced by a SEMI join, got %d:\n%s", len(reduced), Format(n))
+	}
+
+	// Without a filter on the outer side every key may meet a group: the
+	// extra join would cost without cutting anything.
+	n = planOf(t, `SELECT t.s FROM t WHERE t.i64 > (SELECT avg(price) FROM b WHERE b.auction = t.i64)`)
+	for _, a := range nodesOf[*Aggregate](n) {
+		if j, ok := a.Input.(*Join); ok && j.Kind == JoinSemi {
+			t.Errorf("an aggregate was reduced by an unfiltered side:\n%s", Format(n))
+		}
+	}
+}

@@ -121,6 +121,9 @@ type resultWriter struct {
 	// shell and CAST(x AS VARCHAR)), reading the Arrow arrays directly.
 	text    []sqlvalue.AppendFunc
 	scratch []byte
+	// progress is the statement's progress display (nil when none);
+	// an unbounded result stops it, its live table being the progress.
+	progress *progressDisplay
 }
 
 // cellOf is a row-form value as a cell: the canonical text, NULL apart.
@@ -157,6 +160,9 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started = true
+	if !bounded {
+		w.progress.halt()
+	}
 	w.cols = make([]column, schema.NumFields())
 	w.text = make([]sqlvalue.AppendFunc, schema.NumFields())
 	for i, f := range schema.Fields() {
@@ -288,12 +294,12 @@ func (w *resultWriter) slot() []cellValue {
 // says how many rows (and, for an updating table, changes) there are.
 func (w *resultWriter) liveBundle(status string) map[string]any {
 	rows := w.rows
-	footer := fmt.Sprintf("%d rows", w.total)
+	footer := rowCount(w.total)
 	switch {
 	case w.changelog:
 		// The whole table is kept (a retraction can name any row); only
 		// its head (rank order) or its latest changed rows are drawn.
-		footer = fmt.Sprintf("%d rows after %d changes", w.table.Len(), w.total)
+		footer = fmt.Sprintf("%s after %d changes", rowCount(int64(w.table.Len())), w.total)
 		shown := w.table.Rows(-1)
 		if w.table.Len() > w.limit {
 			if w.order != nil {
@@ -443,12 +449,17 @@ func (w *resultWriter) footer(reason string) string {
 	if reason == "" {
 		reason = "finished"
 	}
-	s := fmt.Sprintf("%d rows, %s", w.total, reason)
-	if w.total == 1 {
-		s = "1 row, " + reason
-	}
+	s := rowCount(w.total) + ", " + reason
 	if shown := int64(len(w.rows)); shown < w.total {
 		s += fmt.Sprintf("; %d more rows not shown", w.total-shown)
 	}
 	return s
+}
+
+// rowCount is "1 row" or "5 rows", as every footer counts.
+func rowCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }
