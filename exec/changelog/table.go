@@ -34,10 +34,53 @@ type entry struct {
 	row   exec.Row
 	count int
 	hash  uint64
-	// prev/next: display order; rprev/rnext: the order rows were last
-	// changed in (oldest first).
-	prev, next   *entry
-	rprev, rnext *entry
+	// shown links display order; recent the order rows were last changed
+	// in (oldest first).
+	shown, recent link
+}
+
+// link is an entry's place in one of a Table's two orders.
+type link struct{ prev, next *entry }
+
+// list is one order of entries, doubly linked through the link at gives.
+type list struct {
+	head, tail *entry
+	at         func(*entry) *link
+}
+
+// linkAfter links e after after (nil: at the head).
+func (l *list) linkAfter(e, after *entry) {
+	k := l.at(e)
+	k.prev = after
+	if after == nil {
+		k.next, l.head = l.head, e
+	} else {
+		k.next, l.at(after).next = l.at(after).next, e
+	}
+	if k.next != nil {
+		l.at(k.next).prev = e
+	} else {
+		l.tail = e
+	}
+}
+
+// unlink takes e out of the list (if it is in it).
+func (l *list) unlink(e *entry) {
+	k := l.at(e)
+	if k.prev == nil && l.head != e {
+		return // not linked
+	}
+	if k.prev != nil {
+		l.at(k.prev).next = k.next
+	} else {
+		l.head = k.next
+	}
+	if k.next != nil {
+		l.at(k.next).prev = k.prev
+	} else {
+		l.tail = k.prev
+	}
+	*k = link{}
 }
 
 // Table is a changelog applied. Display order is stable: rows keep the
@@ -47,15 +90,13 @@ type entry struct {
 //
 // A Table is not safe for concurrent use.
 type Table struct {
-	key   []int                   // upsert key columns; nil: the whole row
-	order func(a, b exec.Row) int // rank order; nil: display order
-	index map[uint64][]*entry     // by hash of the key (or row)
-	head  *entry                  // display order (unordered tables)
-	tail  *entry                  //
-	rhead *entry                  // least recently changed
-	rtail *entry                  // most recently changed
-	rank  []*entry                // ordered tables: entries in rank order
-	rows  int                     // rows in the table, duplicates counted
+	key    []int                   // upsert key columns; nil: the whole row
+	order  func(a, b exec.Row) int // rank order; nil: display order
+	index  map[uint64][]*entry     // by hash of the key (or row)
+	shown  list                    // display order (unordered tables)
+	recent list                    // least to most recently changed
+	rank   []*entry                // ordered tables: entries in rank order
+	rows   int                     // rows in the table, duplicates counted
 	// hole is where the last change (a -U) removed a row: the +U that
 	// follows is inserted after holeAt (nil: at the head).
 	hole    bool
@@ -70,7 +111,9 @@ type Table struct {
 // its row; nil keys rows by all their columns, duplicates counted. order,
 // when not nil, keeps rows sorted by it (ties in arrival order).
 func NewTable(key []int, order func(a, b exec.Row) int) *Table {
-	return &Table{key: key, order: order, index: map[uint64][]*entry{}}
+	return &Table{key: key, order: order, index: map[uint64][]*entry{},
+		shown:  list{at: func(e *entry) *link { return &e.shown }},
+		recent: list{at: func(e *entry) *link { return &e.recent }}}
 }
 
 // Len is the number of rows in the table, duplicates counted.
@@ -154,7 +197,7 @@ func (t *Table) Rows(n int) []exec.Row {
 		}
 		return out
 	}
-	for e := t.head; e != nil && len(out) < n; e = e.next {
+	for e := t.shown.head; e != nil && len(out) < n; e = e.shown.next {
 		for range min(e.count, n-len(out)) {
 			out = append(out, e.row)
 		}
@@ -168,7 +211,7 @@ func (t *Table) LastChanged(n int) []exec.Row {
 	n = min(n, t.rows)
 	out := make([]exec.Row, n)
 	i := n
-	for e := t.rtail; e != nil && i > 0; e = e.rprev {
+	for e := t.recent.tail; e != nil && i > 0; e = e.recent.prev {
 		for range min(e.count, i) {
 			i--
 			out[i] = e.row
@@ -206,9 +249,9 @@ func (t *Table) add(row exec.Row, atHole bool, holeAt *entry) {
 	case t.order != nil:
 		t.insertRanked(e)
 	case atHole:
-		t.linkAfter(e, holeAt)
+		t.shown.linkAfter(e, holeAt)
 	default:
-		t.linkAfter(e, t.tail)
+		t.shown.linkAfter(e, t.shown.tail)
 	}
 }
 
@@ -262,72 +305,22 @@ func (t *Table) remove(e *entry, hole bool) {
 	} else {
 		t.index[e.hash] = bucket
 	}
-	t.unlinkRecent(e)
+	t.recent.unlink(e)
 	if t.order != nil {
 		t.unrank(e)
 		return
 	}
-	t.hole, t.holeAt = hole, e.prev
-	if e.prev != nil {
-		e.prev.next = e.next
-	} else {
-		t.head = e.next
-	}
-	if e.next != nil {
-		e.next.prev = e.prev
-	} else {
-		t.tail = e.prev
-	}
-	e.prev, e.next = nil, nil
-}
-
-// linkAfter links e into display order after at (nil: at the head).
-func (t *Table) linkAfter(e, at *entry) {
-	e.prev = at
-	if at == nil {
-		e.next = t.head
-		t.head = e
-	} else {
-		e.next = at.next
-		at.next = e
-	}
-	if e.next != nil {
-		e.next.prev = e
-	} else {
-		t.tail = e
-	}
+	t.hole, t.holeAt = hole, e.shown.prev
+	t.shown.unlink(e)
 }
 
 // touch makes e the most recently changed entry.
 func (t *Table) touch(e *entry) {
-	if t.rtail == e {
+	if t.recent.tail == e {
 		return
 	}
-	t.unlinkRecent(e)
-	e.rprev = t.rtail
-	if t.rtail != nil {
-		t.rtail.rnext = e
-	} else {
-		t.rhead = e
-	}
-	t.rtail = e
-}
-
-func (t *Table) unlinkRecent(e *entry) {
-	if e.rprev == nil && e.rnext == nil && t.rhead != e {
-		return // not linked
-	}
-	if e.rprev != nil {
-		e.rprev.rnext = e.rnext
-	} else {
-		t.rhead = e.rnext
-	}
-	if e.rnext != nil {
-		e.rnext.rprev = e.rprev
-	} else {
-		t.rtail = e.rprev
-	}
-	e.rprev, e.rnext = nil, nil
+	t.recent.unlink(e)
+	t.recent.linkAfter(e, t.recent.tail)
 }
 
 // find is the entry a retraction names.
