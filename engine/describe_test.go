@@ -23,6 +23,7 @@ func TestDescribeShowsKeyComputedMetadataWatermark(t *testing.T) {
 		id BIGINT,
 		ts TIMESTAMP(3),
 		part INT METADATA FROM 'partition' VIRTUAL,
+		"offset" BIGINT METADATA,
 		d AS id  *  2,
 		PRIMARY KEY (id) NOT ENFORCED,
 		WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
@@ -32,6 +33,7 @@ func TestDescribeShowsKeyComputedMetadataWatermark(t *testing.T) {
 		{"id", "BIGINT", "false", "PRI(id)", "", ""},
 		{"ts", "TIMESTAMP(3) *ROWTIME*", "true", "", "", "ts - INTERVAL '5' SECOND"},
 		{"part", "INT", "true", "", "METADATA FROM 'partition'", ""},
+		{"offset", "BIGINT", "true", "", "METADATA", ""},
 		{"d", "BIGINT", "true", "", "AS id  *  2", ""},
 	}
 	if !reflect.DeepEqual(got, want) {

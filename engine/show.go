@@ -150,7 +150,7 @@ func (s *Session) describe(ctx context.Context, x *ast.Describe, text string, w 
 
 // describeExtras is what DESCRIBE says of a table's column besides its
 // type: PRI(key columns) on a primary key column, "AS expr" for a computed
-// column, "METADATA FROM 'key'" for a metadata column, and the watermark
+// column, "METADATA [FROM 'key']" for a metadata column, and the watermark
 // expression on the watermark's column. A view or query has none.
 func describeExtras(e *plan.Entry, col string) (key, extras, watermark string) {
 	if e == nil || e.IsView() {
@@ -165,7 +165,10 @@ func describeExtras(e *plan.Entry, col string) (key, extras, watermark string) {
 		}
 	}
 	if k, ok := e.Options["metadata."+col]; ok {
-		extras = "METADATA FROM '" + strings.ReplaceAll(k, "'", "''") + "'"
+		extras = "METADATA" // the column's name is the key
+		if k != col {
+			extras += " FROM '" + strings.ReplaceAll(k, "'", "''") + "'"
+		}
 	}
 	if wm := e.Watermark; wm != nil && strings.EqualFold(wm.Column, col) {
 		watermark = spanText(wm.Text, wm.Expr)
