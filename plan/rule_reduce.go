@@ -77,10 +77,15 @@ func reduceSide(side Node, sideOff int, other Node, otherOff int, on Expr) (Node
 	if agg == nil {
 		return nil, false
 	}
-	src, srcCols, ok := keySource(other, otherCols)
+	src, srcCols, kept, ok := keySource(other, otherCols)
 	if !ok || estimateOf(src).rows*4 > estimateOf(agg.Input).rows {
 		return nil, false
 	}
+	cols := make([]int, len(kept))
+	for i, k := range kept {
+		cols[i] = aggCols[k]
+	}
+	aggCols = cols
 	// The key source's columns, projected, then the SEMI join on them.
 	exprs := make([]Expr, len(srcCols))
 	names := make([]string, len(srcCols))
@@ -134,36 +139,42 @@ func groupInput(n Node, c int) (*Aggregate, int, bool) {
 // keySource finds, under n, the smallest subtree whose values of columns
 // cols hold every value n's columns cols have: through filters,
 // projections of plain columns, the input of an inner join that has all
-// of them, and the preserved input of a left, semi or anti join. It must
-// end at a filtered scan (a subtree of scans, filters and projections with
-// a filter or a scan predicate), or the reduction would cost more than it
-// saves.
-func keySource(n Node, cols []int) (Node, []int, bool) {
+// of them, and the preserved input of a left, semi or anti join. Where
+// that ends at no filtered scan, an inner or semi join's equalities lead
+// to its other input for the columns they equate (a subset: the rest are
+// dropped, which only reduces less). kept are the indexes into cols of
+// the columns src's srcCols stand for. It must end at a filtered scan (a
+// subtree of scans, filters and projections with a filter or a scan
+// predicate), or the reduction would cost more than it saves.
+func keySource(n Node, cols []int) (src Node, srcCols, kept []int, ok bool) {
+	all := make([]int, len(cols))
+	for i := range all {
+		all[i] = i
+	}
 	switch x := n.(type) {
 	case *Project:
 		m := make([]int, len(cols))
 		for i, c := range cols {
-			r, ok := x.Exprs[c].(*ColRef)
-			if !ok {
-				return nil, nil, false
+			r, isCol := x.Exprs[c].(*ColRef)
+			if !isCol {
+				return nil, nil, nil, false
 			}
 			m[i] = r.Index
 		}
-		src, sc, ok := keySource(x.Input, m)
-		if !ok && filteredScan(x) {
-			return x, cols, true
+		if src, sc, kept, ok := keySource(x.Input, m); ok {
+			return src, sc, kept, true
 		}
-		return src, sc, ok
+		return x, cols, all, filteredScan(x)
 	case *Filter:
 		if filteredScan(x) {
-			return x, cols, true
+			return x, cols, all, true
 		}
 		return keySource(x.Input, cols)
 	case *Scan:
-		return x, cols, len(x.Pred) > 0 || len(x.Filters) > 0
+		return x, cols, all, filteredScan(x)
 	case *Join:
 		if x.Stream || x.Changelog {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		nl := x.Left.Schema().NumFields()
 		left, right := true, true
@@ -173,7 +184,12 @@ func keySource(n Node, cols []int) (Node, []int, bool) {
 		}
 		switch {
 		case left && (x.Kind == JoinInner || x.Kind == JoinLeft || x.Kind == JoinSemi || x.Kind == JoinAnti):
-			return keySource(x.Left, cols)
+			if src, sc, kept, ok := keySource(x.Left, cols); ok {
+				return src, sc, kept, true
+			}
+			if x.Kind == JoinInner || x.Kind == JoinSemi {
+				return keysAcross(x, cols, nl)
+			}
 		case right && x.Kind == JoinInner:
 			m := make([]int, len(cols))
 			for i, c := range cols {
@@ -182,7 +198,47 @@ func keySource(n Node, cols []int) (Node, []int, bool) {
 			return keySource(x.Right, m)
 		}
 	}
-	return nil, nil, false
+	return nil, nil, nil, false
+}
+
+// keysAcross follows the left columns cols of an inner or semi join to the
+// right input's columns its ON equates them with (a left row survives only
+// with a right row of equal key), dropping the columns it equates with
+// none.
+func keysAcross(j *Join, cols []int, nl int) (Node, []int, []int, bool) {
+	var rcols, idx []int
+	for i, c := range cols {
+		for _, cj := range Conjuncts(j.On) {
+			call, isCall := cj.(*Call)
+			if !isCall || call.Op != "=" {
+				continue
+			}
+			a, aok := call.Args[0].(*ColRef)
+			b, bok := call.Args[1].(*ColRef)
+			if !aok || !bok {
+				continue
+			}
+			if b.Index == c && a.Index >= nl {
+				a, b = b, a
+			}
+			if a.Index == c && b.Index >= nl {
+				rcols, idx = append(rcols, b.Index-nl), append(idx, i)
+				break
+			}
+		}
+	}
+	if len(rcols) == 0 {
+		return nil, nil, nil, false
+	}
+	src, sc, kept, ok := keySource(j.Right, rcols)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	out := make([]int, len(kept))
+	for i, k := range kept {
+		out[i] = idx[k]
+	}
+	return src, sc, out, true
 }
 
 // filteredScan reports whether n is scans, filters and projections only,
