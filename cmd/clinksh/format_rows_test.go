@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -238,5 +240,44 @@ func TestTableUncappedStreams(t *testing.T) {
 	}
 	if got := lines[len(lines)-1]; got != "2500 rows, finished" {
 		t.Errorf("footer %q", got)
+	}
+}
+
+// quitPager is a pager the user has quit: every write fails.
+type quitPager struct{ closed *bool }
+
+func (quitPager) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+func (q quitPager) Close() error            { *q.closed = true; return nil }
+
+// TestStreamedTableStopsWhenPagerQuits: a streamed table goes to the
+// pager the shell starts; once the user quits it the sink stops the query
+// normally (exec.ErrStop), and finish waits for the pager without error.
+func TestStreamedTableStopsWhenPagerQuits(t *testing.T) {
+	var out bytes.Buffer
+	closed := false
+	s := newSink(formatTable, sinkOptions{out: bufio.NewWriter(&out),
+		pageStream: func() io.WriteCloser { return quitPager{&closed} }})
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	if err := s.Columns(schema, true); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for start := 0; start < 3000 && err == nil; start += 100 {
+		rows := make([]exec.Row, 100)
+		for i := range rows {
+			rows[i] = exec.Row{int64(start + i)}
+		}
+		b := exec.NewRowBatch(schema, rows)
+		err = s.Batch(b)
+		b.Release()
+	}
+	if !errors.Is(err, exec.ErrStop) {
+		t.Fatalf("Batch after the pager quit: %v, want exec.ErrStop", err)
+	}
+	if err := s.finish(nil); err != nil || !closed {
+		t.Fatalf("finish: %v, pager closed %v", err, closed)
+	}
+	if out.Len() != 0 {
+		t.Errorf("the table went to stdout as well:\n%s", out.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -41,8 +42,9 @@ type tableSink struct {
 	kept    keptRows // bounded: the rows shown, rendered at finish
 	widths  []int    // unbounded or streaming: fixed column widths
 	// streaming: an uncapped bounded result grew past streamAfter rows and
-	// is printed as it arrives.
+	// is printed as it arrives, through pager when the shell pages.
 	streaming bool
+	pager     io.WriteCloser
 	buf       []byte
 	line      []byte
 	n         int64
@@ -119,11 +121,21 @@ func (s *tableSink) Batch(b *exec.Batch) error {
 			})
 		}
 		s.line = out
-		if _, err := s.opts.out.Write(out); err != nil {
-			return err
-		}
-		return s.opts.out.Flush()
+		return s.emit(out)
 	})
+}
+
+// emit writes and flushes out. A streamed table whose pager the user quit
+// cannot be written to: the query then stops, normally.
+func (s *tableSink) emit(out []byte) error {
+	_, err := s.opts.out.Write(out)
+	if err == nil {
+		err = s.opts.out.Flush()
+	}
+	if err != nil && s.pager != nil {
+		return exec.ErrStop
+	}
+	return err
 }
 
 // streamAfter is how many rows of an uncapped bounded result are held to
@@ -137,8 +149,8 @@ const maxStreamWidth = 80
 // startStreaming prints the rows held so far in the tableau layout, with
 // widths from them, and lets the rest of the result print as it arrives:
 // an uncapped table of any length then costs a batch of memory, not the
-// whole result. It does not go through the pager (which takes a whole
-// table).
+// whole result. With the shell's pager on, the table goes to a pager
+// started now, fed as rows arrive.
 func (s *tableSink) startStreaming() error {
 	s.streaming = true
 	s.widths = make([]int, s.schema.NumFields())
@@ -151,6 +163,12 @@ func (s *tableSink) startStreaming() error {
 		}
 	}
 	s.gate.open()
+	if s.opts.pageStream != nil {
+		if p := s.opts.pageStream(); p != nil {
+			s.pager = p
+			s.opts.out = bufio.NewWriter(p)
+		}
+	}
 	out := s.line[:0]
 	if !s.opts.expanded {
 		out = s.border(out)
@@ -166,10 +184,7 @@ func (s *tableSink) startStreaming() error {
 	}
 	s.kept = keptRows{}
 	s.line = out
-	if _, err := s.opts.out.Write(out); err != nil {
-		return err
-	}
-	return s.opts.out.Flush()
+	return s.emit(out)
 }
 
 func (s *tableSink) rowCells(cols []arrow.Array, i int) []string {
@@ -256,15 +271,18 @@ func (s *tableSink) finish(execErr error) error {
 	}
 	if !s.bounded || s.streaming {
 		s.gate.open()
+		out := s.line[:0]
 		if !s.opts.expanded {
-			if _, err := s.opts.out.Write(s.border(s.line[:0])); err != nil {
-				return err
-			}
+			out = s.border(out)
 		}
-		if _, err := fmt.Fprintf(s.opts.out, "%s\n", footer(s.n, 0, execErr)); err != nil {
-			return err
+		out = fmt.Appendf(out, "%s\n", footer(s.n, 0, execErr))
+		s.line = out
+		err := s.emit(out)
+		if s.pager != nil {
+			// Into a pager the user may have quit: that is no error.
+			err = s.pager.Close()
 		}
-		return s.opts.out.Flush()
+		return err
 	}
 	// A failed query shows its error, not half a table; a cancelled one
 	// shows nothing either (the shell says it was cancelled).
