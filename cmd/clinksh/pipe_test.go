@@ -20,23 +20,7 @@ import (
 // anything would never answer the first statement (stdin stays open), so
 // the read would block until the deadline, which only bounds a failing run.
 func TestE2ECoprocess(t *testing.T) {
-	cmd := exec.Command(clinkshBinary(t), "--format", "csv")
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "CLINK_HISTORY="+filepath.Join(cmd.Dir, "hist"))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdoutPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, stdin, stdoutPipe, stderr := startPiped(t, "--format", "csv")
 
 	lines := make(chan string)
 	go func() {
@@ -195,21 +179,9 @@ func TestE2EInterruptWhileWaitingForStdin(t *testing.T) {
 // "N rows, interrupted" with N of them. One held to the end would show its
 // first row only once the query finished, every row and "finished".
 func TestE2EUncappedTableStreams(t *testing.T) {
-	cmd := exec.Command(clinkshBinary(t), "-c", "\\set maxrows 0\n"+
+	cmd, _, stdout, stderr := startPiped(t, "-c", "\\set maxrows 0\n"+
 		"CREATE TABLE b WITH ('connector' = 'nexmark', 'table' = 'bid', 'events.num' = '4000', 'first-event.rate' = '1000');\n"+
 		"SELECT auction, price FROM b")
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "CLINK_HISTORY="+filepath.Join(cmd.Dir, "hist"))
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
 	sc := bufio.NewScanner(stdout)
 	rows := 0
 	var last string
@@ -229,4 +201,28 @@ func TestE2EUncappedTableStreams(t *testing.T) {
 		t.Errorf("last line %q after %d rows, want %q, at least the %d rows that size the table and fewer than all 3680; stderr:\n%s",
 			last, rows, want, streamAfter, stderr.String())
 	}
+}
+
+// startPiped starts the binary with args, its stdin and stdout on pipes
+// and its stderr collected; the process is killed when the test ends.
+func startPiped(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(clinkshBinary(t), args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CLINK_HISTORY="+filepath.Join(cmd.Dir, "hist"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, stdin, stdout, stderr
 }
