@@ -20,7 +20,10 @@ type WindowFuncs struct {
 	PartitionBy []int
 	OrderBy     []ops.SortKey
 	Funcs       []WindowFunc
-	schema      *arrow.Schema
+	// Unbounded, over an unbounded input, is the error to report unless a
+	// query reading it makes it a StreamRank (bind_rank.go) first.
+	Unbounded error
+	schema    *arrow.Schema
 }
 
 // WindowFunc is one function of a WindowFuncs.
@@ -442,8 +445,12 @@ func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr,
 	if len(calls) == 0 {
 		return n, nil, nil
 	}
+	var unbounded error
 	if !b.finite(n) {
-		return nil, nil, b.errAt(calls[0].node, "window functions (OVER) over an unbounded input are not supported yet")
+		unbounded = b.unboundedOver(calls)
+		if len(calls) != 1 || calls[0].Func != "row_number" {
+			return nil, nil, unbounded
+		}
 	}
 	repl := map[*winCall]Expr{}
 	done := make([]bool, len(calls))
@@ -474,7 +481,7 @@ func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr,
 			names = append(names, fmt.Sprintf("__w%d", len(exprs)))
 			return len(exprs) - 1
 		}
-		wf := &WindowFuncs{}
+		wf := &WindowFuncs{Unbounded: unbounded}
 		for _, p := range c.Partition {
 			wf.PartitionBy = append(wf.PartitionBy, colOf(p))
 		}

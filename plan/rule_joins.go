@@ -418,6 +418,8 @@ func changelogNode(n Node) bool {
 		return x.Changelog
 	case *UpdatingTopN:
 		return true
+	case *StreamRank:
+		return x.Changelog()
 	case *Project, *Filter, *Limit, *Sort:
 		return changelogNode(n.Children()[0])
 	case *Union:

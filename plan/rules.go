@@ -311,6 +311,8 @@ func describe(n Node) string {
 		return s
 	case *UpdatingTopN:
 		return fmt.Sprintf("UpdatingTopN %s LIMIT %d OFFSET %d", sortKeysText(x.Input.Schema(), x.Keys), x.N, x.Offset)
+	case *StreamRank:
+		return "StreamRank " + x.detail()
 	case *Limit:
 		return fmt.Sprintf("Limit %d OFFSET %d", x.N, x.Offset)
 	case *Union:
