@@ -54,14 +54,7 @@ func TestNexmarkOverStreaming(t *testing.T) {
 		for _, q := range []string{"q19", "q18", "q9"} {
 			t.Run(q+"/p"+par, func(t *testing.T) {
 				_, sel := nexmarkQuery(t, q)
-				w := &rowsWriter{}
-				if _, err := s.Execute(context.Background(), sel, w, ExecOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				if len(w.names) == 0 || w.names[0] != "op" {
-					t.Fatalf("%s: columns %v, want an updating result (op first)", q, w.names)
-				}
-				nexmarkOverCheck[q](t, d, applyChanges(t, w.rows))
+				nexmarkOverCheck[q](t, d, applyChanges(t, streamRows(t, s, sel)))
 				plan := strings.Join(explainLines(t, s, "EXPLAIN "+sel), "\n")
 				if !strings.Contains(plan, shape[q]) {
 					t.Errorf("%s: the plan has no %q:\n%s", q, shape[q], plan)
@@ -69,6 +62,38 @@ func TestNexmarkOverStreaming(t *testing.T) {
 			})
 		}
 	}
+}
+
+// The same over Kafka: the stream produced to a 2-partition topic, read
+// back as a stream at parallelism 1 and 2.
+func TestNexmarkOverKafka(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) }) // after the sessions close
+	ks, d := nexmarkOverKafka(t, mem)
+	mustExec(t, ks, "SET 'execution.runtime-mode' = 'streaming'")
+	for _, par := range []string{"1", "2"} {
+		mustExec(t, ks, "SET 'parallelism' = '"+par+"'")
+		for _, q := range []string{"q19", "q18", "q9"} {
+			t.Run(q+"/p"+par, func(t *testing.T) {
+				_, sel := nexmarkQuery(t, q)
+				nexmarkOverCheck[q](t, d, applyChanges(t, streamRows(t, ks, sel)))
+			})
+		}
+	}
+}
+
+// streamRows runs an updating query and returns its changelog (row kind
+// first).
+func streamRows(t *testing.T, s *Session, sel string) []exec.Row {
+	t.Helper()
+	w := &rowsWriter{}
+	if _, err := s.Execute(context.Background(), sel, w, ExecOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.names) == 0 || w.names[0] != "op" {
+		t.Fatalf("columns %v, want an updating result (op first)", w.names)
+	}
+	return w.rows
 }
 
 // applyChanges applies a changelog (row kind first) by value, in time
