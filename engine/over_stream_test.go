@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// The forms of an OVER over an unbounded input, each run as a stream over
+// the bounded generator and compared with the same query in batch mode
+// (the bounded window operator, an independent implementation), on
+// columns that do not depend on how ties are broken.
+func TestStreamRankForms(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+	defer s.Close()
+	mustExec(t, s, nexmarkDDL(t, "ddl_gen.sql", "nexmark")...)
+	for _, c := range []struct {
+		name, sel string
+		changelog bool
+		plan      string
+	}{
+		{"top-n, rn < N, rn shown",
+			"SELECT auction, price, rn FROM (SELECT auction, price, bidder, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rn FROM bid) WHERE rn < 4",
+			true, "StreamRank Top-3; PARTITION BY auction; ORDER BY price DESC; with the row number"},
+		{"top-n without rn",
+			"SELECT auction, price FROM (SELECT auction, price, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rn FROM bid) WHERE rn <= 2",
+			true, "StreamRank Top-2; PARTITION BY auction; ORDER BY price DESC; updating"},
+		{"rn = 1 by a non-time order, another condition",
+			"SELECT bidder, price FROM (SELECT bidder, price, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY price) AS rn FROM bid) t WHERE t.rn = 1 AND bidder > 1000",
+			true, "StreamRank Top-1; PARTITION BY bidder"},
+		{"deduplication, first row",
+			"SELECT bidder, `dateTime` FROM (SELECT bidder, `dateTime`, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY `dateTime`) AS rn FROM bid) WHERE rn = 1",
+			false, "StreamDedupFirst deduplication keeping the first row; PARTITION BY bidder"},
+		{"deduplication, first row with rn",
+			"SELECT * FROM (SELECT auction, `dateTime`, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY `dateTime` ASC) AS rn FROM bid) WHERE rn <= 1",
+			false, "with the row number; append-only"},
+		{"deduplication, last row",
+			"SELECT bidder, `dateTime` FROM (SELECT bidder, `dateTime`, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY `dateTime` DESC) AS rn FROM bid) WHERE rn = 1",
+			true, "deduplication keeping the last row"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
+			want := canon(runRows(t, s, c.sel))
+			if len(want) == 0 {
+				t.Fatal("the batch answer is empty")
+			}
+			mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
+			for _, par := range []string{"1", "2"} {
+				mustExec(t, s, "SET 'parallelism' = '"+par+"'")
+				w := &rowsWriter{}
+				if _, err := s.Execute(context.Background(), c.sel, w, ExecOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				rows := w.rows
+				if got := len(w.names) > 0 && w.names[0] == "op"; got != c.changelog {
+					t.Fatalf("updating = %v (columns %v), want %v", got, w.names, c.changelog)
+				}
+				if c.changelog {
+					rows = applyChanges(t, rows)
+				}
+				diff(t, c.name+" p"+par, canon(rows), want)
+				plan := strings.Join(explainLines(t, s, "EXPLAIN "+c.sel), "\n")
+				if !strings.Contains(plan, c.plan) {
+					t.Errorf("the plan has no %q:\n%s", c.plan, plan)
+				}
+			}
+		})
+	}
+}
+
+// What does not run over an unbounded input fails naming what does.
+func TestStreamOverErrors(t *testing.T) {
+	s := NewSession(SessionOptions{NoDemoCatalog: true})
+	defer s.Close()
+	mustExec(t, s, nexmarkDDL(t, "ddl_gen.sql", "nexmark")...)
+	mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
+	_, q6 := nexmarkQuery(t, "q6_valid")
+	for sel, want := range map[string]string{
+		"SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price) FROM bid":                                   "without a bound on it: over an unbounded input, OVER supports ROW_NUMBER()",
+		"SELECT * FROM (SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price) AS rn FROM bid) WHERE rn > 2": "without a bound on it",
+		"SELECT auction, RANK() OVER (PARTITION BY auction ORDER BY price) FROM bid":                                         "is not supported: over an unbounded input, OVER supports",
+		"SELECT * FROM (SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price) AS rn FROM bid) WHERE rn < 1": "keeps no row",
+		q6: "over an updating result is not supported",
+	} {
+		_, err := s.Execute(context.Background(), sel, &rowsWriter{}, ExecOptions{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s:\nerror %v, want one naming %q", sel, err, want)
+		}
+	}
+}
