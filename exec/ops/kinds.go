@@ -110,6 +110,12 @@ func Kinds() []Kind {
 		{"stream_dedup_first", func(memory.Allocator) exec.Operator {
 			return NewStreamDedupFirst([]int{0}, 4, false, SampleSchema)
 		}, 1},
+		{"stream_over_aggregate", func(memory.Allocator) exec.Operator {
+			return NewStreamOverAgg(StreamOverSpec{PartitionBy: []int{0}, TimeCol: 4, Rows: true, Preceding: 2,
+				Funcs: []StreamOverFunc{{Func: "sum", Arg: 2, Type: arrow.PrimitiveTypes.Int64}}},
+				arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
+					arrow.Field{Name: "s3", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), nil))
+		}, 1},
 		{"window_funcs", func(mem memory.Allocator) exec.Operator {
 			return NewWindowFuncs(WindowFuncsSpec{PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 4}}, Funcs: []WindowFunc{
 				{Func: "row_number"},
