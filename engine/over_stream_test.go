@@ -80,15 +80,56 @@ func TestStreamOverErrors(t *testing.T) {
 	mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
 	_, q6 := nexmarkQuery(t, "q6_valid")
 	for sel, want := range map[string]string{
-		"SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price) FROM bid":                                   "without a bound on it: over an unbounded input, OVER supports ROW_NUMBER()",
+		"SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price) FROM bid":                                    "without a bound on it: over an unbounded input, OVER supports ROW_NUMBER()",
 		"SELECT * FROM (SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price) AS rn FROM bid) WHERE rn > 2": "without a bound on it",
-		"SELECT auction, RANK() OVER (PARTITION BY auction ORDER BY price) FROM bid":                                         "is not supported: over an unbounded input, OVER supports",
+		"SELECT auction, RANK() OVER (PARTITION BY auction ORDER BY price) FROM bid":                                          "is not supported: over an unbounded input, OVER supports",
 		"SELECT * FROM (SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price) AS rn FROM bid) WHERE rn < 1": "keeps no row",
 		q6: "over an updating result is not supported",
+		"SELECT auction, SUM(price) OVER (PARTITION BY auction ORDER BY price) FROM bid":                                               "it must be ordered by the input's time attribute",
+		"SELECT auction, SUM(price) OVER (PARTITION BY auction ORDER BY `dateTime` ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM bid": "the frame must end at CURRENT ROW",
+		"SELECT auction, LAG(price) OVER (PARTITION BY auction ORDER BY `dateTime`) FROM bid":                                          "is not supported: over an unbounded input",
 	} {
 		_, err := s.Execute(context.Background(), sel, &rowsWriter{}, ExecOptions{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s:\nerror %v, want one naming %q", sel, err, want)
 		}
+	}
+}
+
+// OVER aggregates ordered by the time attribute as streams, against batch
+// mode, on columns that do not depend on the order of rows of one time.
+func TestStreamOverAggregates(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+	defer s.Close()
+	mustExec(t, s, nexmarkDDL(t, "ddl_gen.sql", "nexmark")...)
+	for _, sel := range []string{
+		"SELECT auction, `dateTime`, COUNT(*) OVER (PARTITION BY auction ORDER BY `dateTime` ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bid",
+		"SELECT auction, price, " + strings.ReplaceAll("SUM(price) w, AVG(price) w, MAX(price) w, MIN(channel) w, COUNT(*) w", " w",
+			" OVER (PARTITION BY auction ORDER BY `dateTime` RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW)") + " FROM bid",
+		"SELECT bidder, price, SUM(price) OVER (PARTITION BY bidder ORDER BY `dateTime`) FROM bid",
+		"SELECT bidder, `dateTime`, COUNT(price) OVER (PARTITION BY bidder ORDER BY `dateTime` ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM bid",
+	} {
+		t.Run(sel[:40], func(t *testing.T) {
+			mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
+			want := canon(runRows(t, s, sel))
+			mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
+			for _, par := range []string{"1", "2"} {
+				mustExec(t, s, "SET 'parallelism' = '"+par+"'")
+				w := &rowsWriter{}
+				if _, err := s.Execute(context.Background(), sel, w, ExecOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				if len(w.names) > 0 && w.names[0] == "op" {
+					t.Fatalf("columns %v: an OVER aggregate is append-only", w.names)
+				}
+				diff(t, "p"+par, canon(w.rows), want)
+				plan := strings.Join(explainLines(t, s, "EXPLAIN "+sel), "\n")
+				if !strings.Contains(plan, "StreamOverAggregate") {
+					t.Errorf("the plan has no StreamOverAggregate:\n%s", plan)
+				}
+			}
+		})
 	}
 }

@@ -211,7 +211,8 @@ func conjuncts(e ast.Expr) []ast.Expr {
 
 // overSupported names what OVER runs over an unbounded input.
 const overSupported = "over an unbounded input, OVER supports ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rn " +
-	"in a derived table whose query keeps WHERE rn <= N, rn < N or rn = 1 (a Top-N; rn = 1 ordered by the time attribute is a deduplication)"
+	"in a derived table whose query keeps WHERE rn <= N, rn < N or rn = 1 (a Top-N; rn = 1 ordered by the time attribute is a deduplication), " +
+	"and COUNT, SUM, AVG, MIN, MAX OVER (PARTITION BY ... ORDER BY <time attribute> {ROWS|RANGE} BETWEEN {n|INTERVAL|UNBOUNDED} PRECEDING AND CURRENT ROW)"
 
 // unboundedOver is the error for window calls over an unbounded input
 // that no rewrite makes runnable; for a lone ROW_NUMBER, the one its

@@ -23,6 +23,9 @@ type WindowFuncs struct {
 	// Unbounded, over an unbounded input, is the error to report unless a
 	// query reading it makes it a StreamRank (bind_rank.go) first.
 	Unbounded error
+	// EventTime: over an unbounded input, aggregates ordered by its time
+	// attribute, run as a StreamOverAgg (bind_over.go).
+	EventTime bool
 	schema    *arrow.Schema
 }
 
@@ -445,12 +448,13 @@ func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr,
 	if len(calls) == 0 {
 		return n, nil, nil
 	}
+	// Over an unbounded input: a lone ROW_NUMBER waits for the WHERE of
+	// the query reading it (bind_rank.go); aggregates must be event-time
+	// OVER aggregates (bind_over.go).
 	var unbounded error
+	rowNumber := len(calls) == 1 && calls[0].Func == "row_number"
 	if !b.finite(n) {
 		unbounded = b.unboundedOver(calls)
-		if len(calls) != 1 || calls[0].Func != "row_number" {
-			return nil, nil, unbounded
-		}
 	}
 	repl := map[*winCall]Expr{}
 	done := make([]bool, len(calls))
@@ -481,7 +485,7 @@ func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr,
 			names = append(names, fmt.Sprintf("__w%d", len(exprs)))
 			return len(exprs) - 1
 		}
-		wf := &WindowFuncs{Unbounded: unbounded}
+		wf := &WindowFuncs{}
 		for _, p := range c.Partition {
 			wf.PartitionBy = append(wf.PartitionBy, colOf(p))
 		}
@@ -501,6 +505,15 @@ func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr,
 			in = NewProject(n, exprs, names)
 		}
 		wf.Input = in
+		switch {
+		case unbounded != nil && rowNumber:
+			wf.Unbounded = unbounded
+		case unbounded != nil:
+			if err := b.eventTimeOver(wf, group, unbounded); err != nil {
+				return nil, nil, err
+			}
+			wf.EventTime = true
+		}
 		fs := append([]arrow.Field(nil), in.Schema().Fields()...)
 		for k, f := range wf.Funcs {
 			repl[group[k]] = NewColRef(len(fs), f.Text, f.T)
