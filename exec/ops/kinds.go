@@ -116,6 +116,10 @@ func Kinds() []Kind {
 				arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
 					arrow.Field{Name: "s3", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), nil))
 		}, 1},
+		{"window_rank", func(mem memory.Allocator) exec.Operator {
+			return NewWindowRank(WindowRankSpec{StreamRankSpec: StreamRankSpec{PartitionBy: []int{4, 0},
+				OrderBy: []SortKey{{Col: 2, Desc: true}}, N: 2}, EndCol: 4}, SampleSchema, mem)
+		}, 1},
 		{"window_funcs", func(mem memory.Allocator) exec.Operator {
 			return NewWindowFuncs(WindowFuncsSpec{PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 4}}, Funcs: []WindowFunc{
 				{Func: "row_number"},

@@ -138,8 +138,14 @@ func TestStreamRankDedupLastIsAnUpdate(t *testing.T) {
 // fresh operator that takes the rest: both give the same output.
 func snapshotCut(t *testing.T, mem memory.Allocator, newOp func() exec.Operator, rows []exec.Row, wmEvery int, seed uint64) {
 	t.Helper()
+	snapshotCutInput(t, mem, newOp, input{SampleSchema, rows}, wmEvery, seed)
+}
+
+// snapshotCutInput is snapshotCut over any input.
+func snapshotCutInput(t *testing.T, mem memory.Allocator, newOp func() exec.Operator, in input, wmEvery int, seed uint64) {
+	t.Helper()
 	ctx := context.Background()
-	batches := makeBatches(t, mem, input{SampleSchema, rows}, 3, false)
+	batches := makeBatches(t, mem, in, 3, false)
 	run := func(op exec.Operator, from, to int, out *capture) {
 		for i := from; i < to; i++ {
 			if err := op.Process(ctx, 0, batches[i], out); err != nil {
