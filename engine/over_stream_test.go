@@ -133,3 +133,51 @@ func TestStreamOverAggregates(t *testing.T) {
 		})
 	}
 }
+
+// Window Top-N and window deduplication after a window table function and
+// after a window aggregate: append-only, as streams against batch mode.
+func TestStreamWindowRank(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+	defer s.Close()
+	mustExec(t, s, nexmarkDDL(t, "ddl_gen.sql", "nexmark")...)
+	tumble := "TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '1' SECOND))"
+	for _, c := range []struct{ sel, plan string }{
+		{"SELECT window_start, window_end, auction, price, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, auction ORDER BY price DESC) AS rn FROM " +
+			tumble + ") WHERE rn <= 2", "WindowRank window Top-2"},
+		{"SELECT window_end, bidder, `dateTime` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, bidder ORDER BY `dateTime`) AS rn FROM " +
+			tumble + ") WHERE rn = 1", "WindowRank window deduplication"},
+		{"SELECT window_end, bidder, `dateTime` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, bidder ORDER BY `dateTime` DESC) AS rn FROM " +
+			tumble + ") WHERE rn = 1", "WindowRank window deduplication"},
+		{"SELECT window_start, n, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rn FROM " +
+			"(SELECT window_start, window_end, auction, COUNT(*) AS n FROM TABLE(HOP(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) " +
+			"GROUP BY window_start, window_end, auction)) WHERE rn <= 3", "WindowRank window Top-3"},
+	} {
+		t.Run(c.plan, func(t *testing.T) {
+			// Each query shows only columns that do not depend on the
+			// tie-break: the ranked value with its rank, or the kept time.
+			mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
+			want := canon(runRows(t, s, c.sel))
+			if len(want) == 0 {
+				t.Fatal("the batch answer is empty")
+			}
+			mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
+			for _, par := range []string{"1", "2"} {
+				mustExec(t, s, "SET 'parallelism' = '"+par+"'")
+				w := &rowsWriter{}
+				if _, err := s.Execute(context.Background(), c.sel, w, ExecOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				if len(w.names) > 0 && w.names[0] == "op" {
+					t.Fatalf("columns %v: a window Top-N is append-only", w.names)
+				}
+				diff(t, "p"+par, canon(w.rows), want)
+				plan := strings.Join(explainLines(t, s, "EXPLAIN "+c.sel), "\n")
+				if !strings.Contains(plan, c.plan) {
+					t.Errorf("the plan has no %q:\n%s", c.plan, plan)
+				}
+			}
+		})
+	}
+}

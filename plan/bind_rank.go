@@ -31,18 +31,30 @@ type StreamRank struct {
 	RowNumber   bool // the row number is a column (after the input's)
 	LastWins    bool
 	First       bool
-	schema      *arrow.Schema
+	// Window: partitioned by the window_start and window_end of a window
+	// table function or aggregate, a window Top-N (Flink's WindowRank):
+	// each window's rows emitted once when it fires, append-only. EndCol
+	// is window_end.
+	Window bool
+	EndCol int
+	// Dedup: N = 1 ordered by the time attribute (a deduplication).
+	Dedup  bool
+	schema *arrow.Schema
 }
 
 func (n *StreamRank) Schema() *arrow.Schema { return n.schema }
 func (n *StreamRank) Children() []Node      { return []Node{n.Input} }
 
 // Changelog reports whether the result is updating (row kind last).
-func (n *StreamRank) Changelog() bool { return !n.First }
+func (n *StreamRank) Changelog() bool { return !n.First && !n.Window }
 
 // Shape names what the rank is, for EXPLAIN and errors.
 func (n *StreamRank) Shape() string {
 	switch {
+	case n.Window && n.Dedup:
+		return "window deduplication"
+	case n.Window:
+		return fmt.Sprintf("window Top-%d", n.N)
 	case n.First:
 		return "deduplication keeping the first row"
 	case n.LastWins:
@@ -161,7 +173,12 @@ func (b *binder) bindStreamRank(s *ast.Select, q *ast.Query, n Node, in *scope) 
 	rk := &StreamRank{Input: wf.Input, PartitionBy: wf.PartitionBy, OrderBy: wf.OrderBy, N: limit, RowNumber: rowNumber}
 	if limit == 1 && len(wf.OrderBy) == 1 && rowtimes(wf.Input)[wf.OrderBy[0].Col] {
 		// Ordered by the time attribute: a deduplication.
-		rk.First, rk.LastWins = !wf.OrderBy[0].Desc, wf.OrderBy[0].Desc
+		rk.First, rk.LastWins, rk.Dedup = !wf.OrderBy[0].Desc, wf.OrderBy[0].Desc, true
+	}
+	if end, ok := windowPartition(wf.Input, wf.PartitionBy); ok {
+		// Each window's rows at once when it fires: first and last rows
+		// are the window's, without waiting for the watermark per row.
+		rk.Window, rk.EndCol, rk.First = true, end, false
 	}
 	fs := append([]arrow.Field(nil), wf.Input.Schema().Fields()...)
 	if rowNumber {
@@ -236,9 +253,12 @@ func (n *StreamRank) detail() string {
 	if n.RowNumber {
 		s += "; with the row number"
 	}
-	if n.First {
+	switch {
+	case n.Window:
+		s += "; append-only, emitted once per window when it fires"
+	case n.First:
 		s += "; append-only, emitted as the watermark passes"
-	} else {
+	default:
 		s += fmt.Sprintf("; updating, %d row(s) per key", n.N)
 	}
 	return s
@@ -256,6 +276,13 @@ func (b *builder) buildStreamRank(x *StreamRank) (*Stage, error) {
 	if len(x.PartitionBy) == 0 {
 		w = wireGather
 	}
+	if x.Window {
+		mem := b.opts.Mem
+		return b.op("WindowRank", x.detail(), func() exec.Operator {
+			return ops.NewWindowRank(ops.WindowRankSpec{StreamRankSpec: ops.StreamRankSpec{PartitionBy: x.PartitionBy,
+				OrderBy: x.OrderBy, N: x.N, RowNumber: x.RowNumber, LastWins: x.LastWins}, EndCol: x.EndCol}, x.schema, mem)
+		}, w, [][]int{x.PartitionBy}, in), nil
+	}
 	if x.First {
 		return b.op("StreamDedupFirst", x.detail(), func() exec.Operator {
 			return ops.NewStreamDedupFirst(x.PartitionBy, x.OrderBy[0].Col, x.RowNumber, x.schema)
@@ -265,4 +292,43 @@ func (b *builder) buildStreamRank(x *StreamRank) (*Stage, error) {
 		return ops.NewStreamRank(ops.StreamRankSpec{PartitionBy: x.PartitionBy, OrderBy: x.OrderBy, N: x.N,
 			RowNumber: x.RowNumber, LastWins: x.LastWins}, x.schema)
 	}, w, [][]int{x.PartitionBy}, in), nil
+}
+
+// windowPartition finds, among the PARTITION BY columns of n's rows, the
+// window_start and window_end of a window table function or window
+// aggregate under n (through projections and filters), and returns
+// window_end's column.
+func windowPartition(n Node, partition []int) (int, bool) {
+	start, end := -1, -1
+	for _, c := range partition {
+		switch windowRole(n, c) {
+		case 1:
+			start = c
+		case 2:
+			end = c
+		}
+	}
+	return end, start >= 0 && end >= 0
+}
+
+// windowRole is 1 when n's column c is a window's window_start, 2 when it
+// is its window_end, else 0.
+func windowRole(n Node, c int) int {
+	switch x := n.(type) {
+	case *WindowTable:
+		if w := x.Input.Schema().NumFields(); c == w || c == w+1 {
+			return c - w + 1
+		}
+	case *WindowAggregate:
+		if w := x.schema.NumFields(); c == w-3 || c == w-2 {
+			return c - (w - 3) + 1
+		}
+	case *Filter:
+		return windowRole(x.Input, c)
+	case *Project:
+		if r, ok := x.Exprs[c].(*ColRef); ok {
+			return windowRole(x.Input, r.Index)
+		}
+	}
+	return 0
 }
