@@ -37,6 +37,12 @@ type StreamOverAgg struct {
 	parts        map[string]*overPart
 	buf          []byte
 	late, nullTS int64
+
+	// changelog: the retracting mode (over_retract.go) over an updating
+	// input, each key's current rows in cmp's order.
+	changelog bool
+	cmp       func(a, b exec.Row) int
+	lists     map[string][]overEntry
 }
 
 // StreamOverSpec configures a StreamOverAgg.
@@ -49,6 +55,9 @@ type StreamOverSpec struct {
 	Rows      bool
 	Preceding int64
 	Funcs     []StreamOverFunc
+	// OrderBy orders a key's rows in the retracting mode
+	// (NewRetractingOverAgg), where TimeCol is unused.
+	OrderBy []SortKey
 }
 
 // StreamOverFunc is one aggregate: count_star, count, sum, avg, min or
@@ -128,11 +137,16 @@ func checkOverFunc(f StreamOverFunc, out *arrow.Schema, width int) error {
 
 func (o *StreamOverAgg) inputWidth() int { return o.out.NumFields() - len(o.spec.Funcs) }
 
+func (o *StreamOverAgg) eval() overEval { return overEval{o.spec.Funcs, o.out} }
+
 // Kind implements exec.Operator.
 func (o *StreamOverAgg) Kind() string { return "stream_over_aggregate" }
 
-// Capabilities: rows in, rows out, append-only.
-func (o *StreamOverAgg) Capabilities() exec.Capabilities { return exec.Capabilities{} }
+// Capabilities: rows in, rows out; append-only, or a changelog in the
+// retracting mode.
+func (o *StreamOverAgg) Capabilities() exec.Capabilities {
+	return exec.Capabilities{ChangelogOutput: o.changelog}
+}
 
 // Spec is the configuration, for EXPLAIN.
 func (o *StreamOverAgg) Spec() StreamOverSpec { return o.spec }
@@ -154,7 +168,10 @@ func (o *StreamOverAgg) part(row exec.Row) *overPart {
 }
 
 // Process holds the batch's rows until the watermark passes them.
-func (o *StreamOverAgg) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) error {
+func (o *StreamOverAgg) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) error {
+	if o.changelog {
+		return o.processChangelog(ctx, b, out)
+	}
 	if o.err != nil {
 		return o.err
 	}
@@ -191,7 +208,9 @@ func (o *StreamOverAgg) OnWatermark(ctx context.Context, wm int64, out exec.Emit
 	if o.err != nil {
 		return o.err
 	}
-	if wm <= o.wm {
+	if wm <= o.wm || o.changelog {
+		// The retracting mode emits each change with the batch that
+		// caused it.
 		return out.EmitWatermark(ctx, wm)
 	}
 	o.wm = wm
@@ -248,9 +267,9 @@ func (o *StreamOverAgg) emitRows(p *overPart, ready []overRow, rows []overRow) [
 		var res []any
 		if o.spec.Preceding < 0 {
 			for _, r := range group {
-				o.addRow(p.acc, r.row)
+				o.eval().add(p.acc, r.row)
 			}
-			res = o.results(p.acc)
+			res = o.eval().results(p.acc)
 		} else {
 			p.hist = append(p.hist, group...)
 			if o.spec.Rows {
@@ -268,9 +287,9 @@ func (o *StreamOverAgg) emitRows(p *overPart, ready []overRow, rows []overRow) [
 			}
 			acc := make([]overAcc, len(o.spec.Funcs))
 			for _, h := range p.hist {
-				o.addRow(acc, h.row)
+				o.eval().add(acc, h.row)
 			}
-			res = o.results(acc)
+			res = o.eval().results(acc)
 		}
 		for _, r := range group {
 			rows = append(rows, overRow{row: append(append(make(exec.Row, 0, len(r.row)+len(res)), r.row...), res...), ts: r.ts, seq: r.seq})
@@ -280,9 +299,16 @@ func (o *StreamOverAgg) emitRows(p *overPart, ready []overRow, rows []overRow) [
 	return rows
 }
 
-// addRow adds a row to one accumulator per function.
-func (o *StreamOverAgg) addRow(acc []overAcc, row exec.Row) {
-	for i, f := range o.spec.Funcs {
+// overEval computes aggregates of rows of a schema (out's leading
+// columns are the input's): StreamOverAgg's, and the retracting OVER's.
+type overEval struct {
+	funcs []StreamOverFunc
+	in    *arrow.Schema
+}
+
+// add adds a row to one accumulator per function.
+func (e overEval) add(acc []overAcc, row exec.Row) {
+	for i, f := range e.funcs {
 		a := &acc[i]
 		if f.Func == "count_star" {
 			a.n++
@@ -310,9 +336,9 @@ func (o *StreamOverAgg) addRow(acc []overAcc, row exec.Row) {
 }
 
 // results are the functions' values from their accumulators.
-func (o *StreamOverAgg) results(acc []overAcc) []any {
-	res := make([]any, len(o.spec.Funcs))
-	for i, f := range o.spec.Funcs {
+func (e overEval) results(acc []overAcc) []any {
+	res := make([]any, len(e.funcs))
+	for i, f := range e.funcs {
 		a := acc[i]
 		switch f.Func {
 		case "count_star", "count":
@@ -331,7 +357,7 @@ func (o *StreamOverAgg) results(acc []overAcc) []any {
 			}
 		case "avg":
 			if a.n > 0 {
-				if o.out.Field(f.Arg).Type.ID() == arrow.INT64 {
+				if e.in.Field(f.Arg).Type.ID() == arrow.INT64 {
 					res[i] = float64(a.si) / float64(a.n) // exact sum, as the bounded operator
 				} else {
 					res[i] = a.sf / float64(a.n)
@@ -344,17 +370,20 @@ func (o *StreamOverAgg) results(acc []overAcc) []any {
 
 // Finish emits every held row: no input can come before them.
 func (o *StreamOverAgg) Finish(ctx context.Context, _ int, out exec.Emitter) error {
+	if o.changelog {
+		return o.err // the changelog is complete
+	}
 	return o.OnWatermark(ctx, exec.MaxWatermark, out)
 }
 
 // Close drops the state.
-func (o *StreamOverAgg) Close() { o.parts = map[string]*overPart{} }
+func (o *StreamOverAgg) Close() { o.parts, o.lists = map[string]*overPart{}, map[string][]overEntry{} }
 
 // Report counts the rows dropped and the keys held.
 func (o *StreamOverAgg) Report() exec.OperatorReport {
 	return exec.OperatorReport{Counters: []exec.NamedCount{
 		{Name: "late records dropped", Value: o.late},
 		{Name: "records without event time dropped", Value: o.nullTS},
-		{Name: "keys held", Value: int64(len(o.parts))},
+		{Name: "keys held", Value: int64(len(o.parts) + len(o.lists))},
 	}}
 }

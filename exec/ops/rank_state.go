@@ -205,6 +205,20 @@ var _ exec.Snapshotter = (*StreamDedupFirst)(nil)
 // arrival order), its running accumulators when the frame is unbounded,
 // and the clock and counters.
 func (o *StreamOverAgg) SnapshotState(_ context.Context, w exec.StateWriter) error {
+	if o.changelog {
+		// Every key's current rows in order; their aggregates follow.
+		var rows []exec.Row
+		var seqs []int64
+		for _, list := range o.lists {
+			for _, e := range list {
+				rows, seqs = append(rows, e.row), append(seqs, e.seq)
+			}
+		}
+		if err := writeHeldRows(w, "current", o.out.Fields()[:o.inputWidth()], rows, seqs); err != nil {
+			return err
+		}
+		return writeInts(w, "clock", o.seq)
+	}
 	var pend, hist []exec.Row
 	var pseq, hseq []int64
 	var accRows []exec.Row
@@ -261,6 +275,9 @@ func (o *StreamOverAgg) accFields() []arrow.Field {
 func (o *StreamOverAgg) RestoreState(_ context.Context, r exec.StateReader) error {
 	if o.err != nil {
 		return o.err
+	}
+	if o.changelog {
+		return o.restoreChangelog(r)
 	}
 	if err := readInts(r, "clock", &o.wm, &o.seq, &o.late, &o.nullTS); err != nil {
 		return err
@@ -358,3 +375,28 @@ func (r *WindowRank) RestoreState(_ context.Context, rd exec.StateReader) error 
 }
 
 var _ exec.Snapshotter = (*WindowRank)(nil)
+
+// restoreChangelog loads the retracting mode's current rows, written key
+// by key in order, and recomputes their aggregates.
+func (o *StreamOverAgg) restoreChangelog(r exec.StateReader) error {
+	if err := readInts(r, "clock", &o.seq); err != nil {
+		return err
+	}
+	rows, seqs, err := readHeldRows(r, "current", o.inputWidth())
+	if err != nil {
+		return err
+	}
+	for i, row := range rows {
+		o.buf = o.buf[:0]
+		for _, c := range o.spec.PartitionBy {
+			o.buf = appendKeyValue(o.buf, row[c])
+		}
+		o.lists[string(o.buf)] = append(o.lists[string(o.buf)], overEntry{row: row, seq: seqs[i]})
+	}
+	for _, list := range o.lists {
+		for i := range list {
+			list[i].res = o.frameResults(list, i)
+		}
+	}
+	return nil
+}
