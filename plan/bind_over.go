@@ -50,6 +50,37 @@ func (b *binder) eventTimeOver(wf *WindowFuncs, group []*winCall, unbounded erro
 	return nil
 }
 
+// retractingOver checks that wf, window calls group over an updating
+// input, is what StreamOverAgg's retracting mode runs: aggregates over
+// ROWS BETWEEN n PRECEDING AND CURRENT ROW, so that a change moves the
+// aggregates of at most n following rows.
+func (b *binder) retractingOver(wf *WindowFuncs, group []*winCall) error {
+	fail := func(c *winCall, format string, args ...any) error {
+		return b.errAt(c.node, "%s over an updating result: %s", c.Text, fmt.Sprintf(format, args...))
+	}
+	const runs = "only COUNT, SUM, AVG, MIN and MAX OVER (... ROWS BETWEEN n PRECEDING AND CURRENT ROW) run there"
+	for i, f := range wf.Funcs {
+		c := group[i]
+		switch f.Func {
+		case "count_star", "count", "min", "max":
+		case "sum", "avg":
+			if t := wf.Input.Schema().Field(f.Args[0]).Type.ID(); t != arrow.INT64 && t != arrow.FLOAT64 {
+				return fail(c, "%s of %s is not supported yet (BIGINT or DOUBLE)", strings.ToUpper(f.Func), wf.Input.Schema().Field(f.Args[0]).Type)
+			}
+		default:
+			return fail(c, "%s", runs)
+		}
+		if f.Distinct || !reflect.DeepEqual(f.Frame, wf.Funcs[0].Frame) {
+			return fail(c, "%s, without DISTINCT, one frame for the window", runs)
+		}
+	}
+	rows, preceding, err := streamFrame(wf.Funcs[0].Frame)
+	if err != nil || !rows || preceding < 0 {
+		return fail(group[0], "%s: a change must move a bounded number of rows", runs)
+	}
+	return nil
+}
+
 // streamFrame reads a frame as StreamOverSpec's: ROWS or RANGE and the
 // rows or microseconds PRECEDING (-1: UNBOUNDED). nil is SQL's default
 // with ORDER BY, RANGE UNBOUNDED PRECEDING to CURRENT ROW.
@@ -94,7 +125,10 @@ func (b *builder) buildStreamOver(x *WindowFuncs) (*Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := ops.StreamOverSpec{PartitionBy: x.PartitionBy, TimeCol: x.OrderBy[0].Col, Rows: rows, Preceding: preceding}
+	spec := ops.StreamOverSpec{PartitionBy: x.PartitionBy, Rows: rows, Preceding: preceding}
+	if x.EventTime {
+		spec.TimeCol = x.OrderBy[0].Col
+	}
 	var texts []string
 	for _, f := range x.Funcs {
 		arg := -1
@@ -108,11 +142,18 @@ func (b *builder) buildStreamOver(x *WindowFuncs) (*Stage, error) {
 	if len(x.PartitionBy) > 0 {
 		detail += "; PARTITION BY " + colNames(x.Input.Schema(), x.PartitionBy)
 	}
-	detail += "; ORDER BY " + sortKeysText(x.Input.Schema(), x.OrderBy) + "; append-only, emitted as the watermark passes"
+	detail += "; ORDER BY " + sortKeysText(x.Input.Schema(), x.OrderBy)
 	w := wireKeyed
 	if len(x.PartitionBy) == 0 {
 		w = wireGather
 	}
+	if x.Retract {
+		spec.OrderBy = x.OrderBy
+		detail += fmt.Sprintf("; over an updating result: holds every current row, a change updates up to %d following", preceding)
+		return b.op("RetractingOverAggregate", detail, func() exec.Operator { return ops.NewRetractingOverAgg(spec, x.schema) },
+			w, [][]int{x.PartitionBy}, in), nil
+	}
+	detail += "; append-only, emitted as the watermark passes"
 	return b.op("StreamOverAggregate", detail, func() exec.Operator { return ops.NewStreamOverAgg(spec, x.schema) },
 		w, [][]int{x.PartitionBy}, in), nil
 }

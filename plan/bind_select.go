@@ -189,10 +189,10 @@ func (b *binder) bindSelect(s *ast.Select, q *ast.Query, outer *scope) (Node, *s
 
 	// Window functions, then QUALIFY.
 	if len(wins.calls) > 0 {
-		if updating || in.changelog {
-			return nil, nil, b.errAt(wins.calls[0].node, "%s over an updating result is not supported: it would have to retract what it computed for a row that changed (Flink cannot run this either)", wins.calls[0].Text)
+		if updating {
+			return nil, nil, b.errAt(wins.calls[0].node, "%s over an updating GROUP BY result is not supported yet", wins.calls[0].Text)
 		}
-		wn, repl, err := b.planWindows(n, wins.calls)
+		wn, repl, err := b.planWindows(n, wins.calls, in.changelog)
 		if err != nil {
 			return nil, nil, err
 		}

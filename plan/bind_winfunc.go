@@ -26,7 +26,10 @@ type WindowFuncs struct {
 	// EventTime: over an unbounded input, aggregates ordered by its time
 	// attribute, run as a StreamOverAgg (bind_over.go).
 	EventTime bool
-	schema    *arrow.Schema
+	// Retract: over an updating input (row kind in column 0), ROWS n
+	// PRECEDING aggregates that retract, an updating result (bind_over.go).
+	Retract bool
+	schema  *arrow.Schema
 }
 
 // WindowFunc is one function of a WindowFuncs.
@@ -444,7 +447,7 @@ func asInt64(v any) (int64, bool) {
 // SELECT list reads: the FROM clause, or the aggregate's output): one
 // WindowFuncs per distinct window, each appending its results to the
 // columns of its input, and returns the replacement of each call.
-func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr, error) {
+func (b *binder) planWindows(n Node, calls []*winCall, changelog bool) (Node, map[*winCall]Expr, error) {
 	if len(calls) == 0 {
 		return n, nil, nil
 	}
@@ -506,6 +509,13 @@ func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr,
 		}
 		wf.Input = in
 		switch {
+		case changelog:
+			// Over an updating result (its row kind column 0): an OVER
+			// aggregate that retracts (bind_over.go).
+			if err := b.retractingOver(wf, group); err != nil {
+				return nil, nil, err
+			}
+			wf.Retract = true
 		case unbounded != nil && rowNumber:
 			wf.Unbounded = unbounded
 		case unbounded != nil:

@@ -17,7 +17,7 @@ func (b *builder) buildWindowFuncs(x *WindowFuncs) (*Stage, error) {
 	if x.Unbounded != nil {
 		return nil, x.Unbounded // a ROW_NUMBER no WHERE bounded (bind_rank.go)
 	}
-	if x.EventTime {
+	if x.EventTime || x.Retract {
 		return b.buildStreamOver(x) // bind_over.go
 	}
 	in, err := b.build(x.Input)

@@ -420,6 +420,8 @@ func changelogNode(n Node) bool {
 		return true
 	case *StreamRank:
 		return x.Changelog()
+	case *WindowFuncs:
+		return x.Retract
 	case *Project, *Filter, *Limit, *Sort:
 		return changelogNode(n.Children()[0])
 	case *Union:
