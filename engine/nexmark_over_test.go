@@ -18,7 +18,13 @@ import (
 // row a rank picks among equals may differ from any one reference: each
 // is checked by the properties that hold whatever the tie-break, computed
 // from the Parquet copy's rows.
-func TestNexmarkOverBatch(t *testing.T) {
+//
+// Then the same queries as streams (Flink's plans: q19 a Top-N, q18 a
+// deduplication keeping the last row, q9 a Top-1 over a streaming join,
+// q6 a retracting OVER aggregate over it), at parallelism 1 and 2: each
+// result is an updating changelog that, applied, is the final answer,
+// which the same checks judge.
+func TestNexmarkOver(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
@@ -28,25 +34,12 @@ func TestNexmarkOverBatch(t *testing.T) {
 	d := parquetCopy(t, s)
 	mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
 	for _, q := range []string{"q19", "q18", "q9", "q6_valid"} {
-		t.Run(q, func(t *testing.T) {
+		t.Run(q+"/batch", func(t *testing.T) {
 			_, sel := nexmarkQuery(t, q)
 			nexmarkOverCheck[q](t, d, runRows(t, s, sel))
 		})
 	}
-}
 
-// The same queries as streams (Flink's plans: q19 a Top-N, q18 a
-// deduplication keeping the last row, q9 a Top-1 over a streaming join),
-// at parallelism 1 and 2: each result is an updating changelog that,
-// applied, is the final answer, which the same checks judge.
-func TestNexmarkOverStreaming(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
-	defer s.Close()
-	mustExec(t, s, "SET 'parallelism' = '2'")
-	mustExec(t, s, nexmarkDDL(t, "ddl_gen.sql", "nexmark")...)
-	d := parquetCopy(t, s)
 	mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
 	shape := map[string]string{"q19": "StreamRank Top-10", "q18": "StreamRank deduplication keeping the last row", "q9": "StreamRank Top-1",
 		"q6_valid": "RetractingOverAggregate"}

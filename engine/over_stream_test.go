@@ -42,33 +42,40 @@ func TestStreamRankForms(t *testing.T) {
 			"SELECT bidder, `dateTime` FROM (SELECT bidder, `dateTime`, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY `dateTime` DESC) AS rn FROM bid) WHERE rn = 1",
 			true, "deduplication keeping the last row"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
-			want := canon(runRows(t, s, c.sel))
-			if len(want) == 0 {
-				t.Fatal("the batch answer is empty")
-			}
-			mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
-			for _, par := range []string{"1", "2"} {
-				mustExec(t, s, "SET 'parallelism' = '"+par+"'")
-				w := &rowsWriter{}
-				if _, err := s.Execute(context.Background(), c.sel, w, ExecOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				rows := w.rows
-				if got := len(w.names) > 0 && w.names[0] == "op"; got != c.changelog {
-					t.Fatalf("updating = %v (columns %v), want %v", got, w.names, c.changelog)
-				}
-				if c.changelog {
-					rows = applyChanges(t, rows)
-				}
-				diff(t, c.name+" p"+par, canon(rows), want)
-				plan := strings.Join(explainLines(t, s, "EXPLAIN "+c.sel), "\n")
-				if !strings.Contains(plan, c.plan) {
-					t.Errorf("the plan has no %q:\n%s", c.plan, plan)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { streamAgainstBatch(t, s, c.sel, c.changelog, c.plan) })
+	}
+}
+
+// streamAgainstBatch runs sel in batch mode, then as a stream at
+// parallelism 1 and 2: the stream's result, applied when it is updating
+// (as changelog says it must be), is the batch one, and its plan names
+// plan.
+func streamAgainstBatch(t *testing.T, s *Session, sel string, changelog bool, plan string) {
+	t.Helper()
+	mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
+	want := canon(runRows(t, s, sel))
+	if len(want) == 0 {
+		t.Fatal("the batch answer is empty")
+	}
+	mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
+	for _, par := range []string{"1", "2"} {
+		mustExec(t, s, "SET 'parallelism' = '"+par+"'")
+		w := &rowsWriter{}
+		if _, err := s.Execute(context.Background(), sel, w, ExecOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rows := w.rows
+		if got := len(w.names) > 0 && w.names[0] == "op"; got != changelog {
+			t.Fatalf("updating = %v (columns %v), want %v", got, w.names, changelog)
+		}
+		if changelog {
+			rows = applyChanges(t, rows)
+		}
+		diff(t, "p"+par, canon(rows), want)
+		text := strings.Join(explainLines(t, s, "EXPLAIN "+sel), "\n")
+		if !strings.Contains(text, plan) {
+			t.Errorf("the plan has no %q:\n%s", plan, text)
+		}
 	}
 }
 
@@ -111,26 +118,7 @@ func TestStreamOverAggregates(t *testing.T) {
 		"SELECT bidder, price, SUM(price) OVER (PARTITION BY bidder ORDER BY `dateTime`) FROM bid",
 		"SELECT bidder, `dateTime`, COUNT(price) OVER (PARTITION BY bidder ORDER BY `dateTime` ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM bid",
 	} {
-		t.Run(sel[:40], func(t *testing.T) {
-			mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
-			want := canon(runRows(t, s, sel))
-			mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
-			for _, par := range []string{"1", "2"} {
-				mustExec(t, s, "SET 'parallelism' = '"+par+"'")
-				w := &rowsWriter{}
-				if _, err := s.Execute(context.Background(), sel, w, ExecOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				if len(w.names) > 0 && w.names[0] == "op" {
-					t.Fatalf("columns %v: an OVER aggregate is append-only", w.names)
-				}
-				diff(t, "p"+par, canon(w.rows), want)
-				plan := strings.Join(explainLines(t, s, "EXPLAIN "+sel), "\n")
-				if !strings.Contains(plan, "StreamOverAggregate") {
-					t.Errorf("the plan has no StreamOverAggregate:\n%s", plan)
-				}
-			}
-		})
+		t.Run(sel[:40], func(t *testing.T) { streamAgainstBatch(t, s, sel, false, "StreamOverAggregate") })
 	}
 }
 
@@ -154,30 +142,8 @@ func TestStreamWindowRank(t *testing.T) {
 			"(SELECT window_start, window_end, auction, COUNT(*) AS n FROM TABLE(HOP(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) " +
 			"GROUP BY window_start, window_end, auction)) WHERE rn <= 3", "WindowRank window Top-3"},
 	} {
-		t.Run(c.plan, func(t *testing.T) {
-			// Each query shows only columns that do not depend on the
-			// tie-break: the ranked value with its rank, or the kept time.
-			mustExec(t, s, "SET 'execution.runtime-mode' = 'batch'")
-			want := canon(runRows(t, s, c.sel))
-			if len(want) == 0 {
-				t.Fatal("the batch answer is empty")
-			}
-			mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'")
-			for _, par := range []string{"1", "2"} {
-				mustExec(t, s, "SET 'parallelism' = '"+par+"'")
-				w := &rowsWriter{}
-				if _, err := s.Execute(context.Background(), c.sel, w, ExecOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				if len(w.names) > 0 && w.names[0] == "op" {
-					t.Fatalf("columns %v: a window Top-N is append-only", w.names)
-				}
-				diff(t, "p"+par, canon(w.rows), want)
-				plan := strings.Join(explainLines(t, s, "EXPLAIN "+c.sel), "\n")
-				if !strings.Contains(plan, c.plan) {
-					t.Errorf("the plan has no %q:\n%s", c.plan, plan)
-				}
-			}
-		})
+		// Each query shows only columns that do not depend on the
+		// tie-break: the ranked value with its rank, or the kept time.
+		t.Run(c.plan, func(t *testing.T) { streamAgainstBatch(t, s, c.sel, false, c.plan) })
 	}
 }

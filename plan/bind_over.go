@@ -22,23 +22,8 @@ func (b *binder) eventTimeOver(wf *WindowFuncs, group []*winCall, unbounded erro
 	fail := func(c *winCall, format string, args ...any) error {
 		return b.errAt(c.node, "%s: %s; %s", c.Text, fmt.Sprintf(format, args...), overSupported)
 	}
-	for i, f := range wf.Funcs {
-		c := group[i]
-		switch f.Func {
-		case "count_star", "count", "min", "max":
-		case "sum", "avg":
-			if t := wf.Input.Schema().Field(f.Args[0]).Type.ID(); t != arrow.INT64 && t != arrow.FLOAT64 {
-				return fail(c, "%s of %s over a stream is not supported yet (BIGINT or DOUBLE)", strings.ToUpper(f.Func), wf.Input.Schema().Field(f.Args[0]).Type)
-			}
-		default:
-			return unbounded
-		}
-		if f.Distinct {
-			return fail(c, "DISTINCT is not supported here")
-		}
-		if !reflect.DeepEqual(f.Frame, wf.Funcs[0].Frame) {
-			return fail(c, "its frame differs from %s's: one window, one frame", wf.Funcs[0].Text)
-		}
+	if err := checkStreamAggs(wf, group, fail, unbounded); err != nil {
+		return err
 	}
 	c := group[0]
 	if len(wf.OrderBy) != 1 || wf.OrderBy[0].Desc || !rowtimes(wf.Input)[wf.OrderBy[0].Col] {
@@ -59,24 +44,37 @@ func (b *binder) retractingOver(wf *WindowFuncs, group []*winCall) error {
 		return b.errAt(c.node, "%s over an updating result: %s", c.Text, fmt.Sprintf(format, args...))
 	}
 	const runs = "only COUNT, SUM, AVG, MIN and MAX OVER (... ROWS BETWEEN n PRECEDING AND CURRENT ROW) run there"
+	if err := checkStreamAggs(wf, group, fail, fail(group[0], "%s", runs)); err != nil {
+		return err
+	}
+	rows, preceding, err := streamFrame(wf.Funcs[0].Frame)
+	if err != nil || !rows || preceding < 0 {
+		return fail(group[0], "%s: a change must move a bounded number of rows", runs)
+	}
+	return nil
+}
+
+// checkStreamAggs checks what both stream OVER aggregates need of wf's
+// functions: COUNT, SUM and AVG of BIGINT or DOUBLE, MIN, MAX; no
+// DISTINCT; one frame. other is the error for any other function.
+func checkStreamAggs(wf *WindowFuncs, group []*winCall, fail func(*winCall, string, ...any) error, other error) error {
 	for i, f := range wf.Funcs {
 		c := group[i]
 		switch f.Func {
 		case "count_star", "count", "min", "max":
 		case "sum", "avg":
-			if t := wf.Input.Schema().Field(f.Args[0]).Type.ID(); t != arrow.INT64 && t != arrow.FLOAT64 {
-				return fail(c, "%s of %s is not supported yet (BIGINT or DOUBLE)", strings.ToUpper(f.Func), wf.Input.Schema().Field(f.Args[0]).Type)
+			if t := wf.Input.Schema().Field(f.Args[0]).Type; t.ID() != arrow.INT64 && t.ID() != arrow.FLOAT64 {
+				return fail(c, "%s of %s is not supported yet (BIGINT or DOUBLE)", strings.ToUpper(f.Func), t)
 			}
 		default:
-			return fail(c, "%s", runs)
+			return other
 		}
-		if f.Distinct || !reflect.DeepEqual(f.Frame, wf.Funcs[0].Frame) {
-			return fail(c, "%s, without DISTINCT, one frame for the window", runs)
+		if f.Distinct {
+			return fail(c, "DISTINCT is not supported here")
 		}
-	}
-	rows, preceding, err := streamFrame(wf.Funcs[0].Frame)
-	if err != nil || !rows || preceding < 0 {
-		return fail(group[0], "%s: a change must move a bounded number of rows", runs)
+		if !reflect.DeepEqual(f.Frame, wf.Funcs[0].Frame) {
+			return fail(c, "its frame differs from %s's: one window, one frame", wf.Funcs[0].Text)
+		}
 	}
 	return nil
 }

@@ -221,9 +221,9 @@ func (o *StreamOverAgg) OnWatermark(ctx context.Context, wm int64, out exec.Emit
 		}
 		slices.SortFunc(p.pending, func(a, b overRow) int {
 			if a.ts != b.ts {
-				return cmpInt64(a.ts, b.ts)
+				return cmpOrdered(a.ts, b.ts)
 			}
-			return cmpInt64(a.seq, b.seq)
+			return cmpOrdered(a.seq, b.seq)
 		})
 		n := 0
 		for n < len(p.pending) && p.pending[n].ts <= wm {
@@ -239,9 +239,9 @@ func (o *StreamOverAgg) OnWatermark(ctx context.Context, wm int64, out exec.Emit
 		// In time order across keys (ties by arrival): deterministic.
 		slices.SortFunc(ready, func(a, b overRow) int {
 			if a.ts != b.ts {
-				return cmpInt64(a.ts, b.ts)
+				return cmpOrdered(a.ts, b.ts)
 			}
-			return cmpInt64(a.seq, b.seq)
+			return cmpOrdered(a.seq, b.seq)
 		})
 		rows := make([]exec.Row, len(ready))
 		for i, r := range ready {

@@ -162,9 +162,9 @@ func (d *StreamDedupFirst) OnWatermark(ctx context.Context, wm int64, out exec.E
 	if len(ready) > 0 {
 		slices.SortFunc(ready, func(a, b *firstRow) int {
 			if a.ts != b.ts {
-				return cmpInt64(a.ts, b.ts)
+				return cmpOrdered(a.ts, b.ts)
 			}
-			return cmpInt64(a.seq, b.seq)
+			return cmpOrdered(a.seq, b.seq)
 		})
 		rows := make([]exec.Row, len(ready))
 		for i, p := range ready {
@@ -175,16 +175,6 @@ func (d *StreamDedupFirst) OnWatermark(ctx context.Context, wm int64, out exec.E
 		}
 	}
 	return out.EmitWatermark(ctx, wm)
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Finish emits every held row: no more input can come before them.
