@@ -13,7 +13,7 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// The Nexmark queries built on ROW_NUMBER() OVER (q9, q18, q19) in batch
+// The Nexmark queries built on OVER (q9, q18, q19, q6_valid) in batch
 // mode, over the bounded generator. Their ORDER BY leaves ties, so which
 // row a rank picks among equals may differ from any one reference: each
 // is checked by the properties that hold whatever the tie-break, computed
