@@ -86,8 +86,11 @@ func (r *WindowRank) inputWidth() int {
 // Kind implements exec.Operator.
 func (r *WindowRank) Kind() string { return "window_rank" }
 
-// Capabilities: rows in; a firing's rows leave born columnar when asked.
-func (r *WindowRank) Capabilities() exec.Capabilities { return exec.Capabilities{EmitsColumnar: true} }
+// Capabilities: columnar or rows in (rank_columnar.go); a firing's rows
+// leave born columnar when asked.
+func (r *WindowRank) Capabilities() exec.Capabilities {
+	return exec.Capabilities{IngestsColumnar: true, EmitsColumnar: true}
+}
 
 // SetColumnarOutput implements exec.ColumnarOutputSetter.
 func (r *WindowRank) SetColumnarOutput(on bool) { r.columnarOut = on }
@@ -127,25 +130,13 @@ func (r *WindowRank) place(row exec.Row) (int64, *rankPart, bool) {
 
 // Process ranks the batch's rows within their window and key.
 func (r *WindowRank) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) error {
-	if r.err != nil {
-		return r.err
-	}
-	if b.Schema().NumFields() != r.inputWidth() {
-		return fmt.Errorf("window top-n: input has %d columns, want %d", b.Schema().NumFields(), r.inputWidth())
-	}
-	for _, c := range r.partition {
-		if c < 0 || c >= r.inputWidth() {
-			return fmt.Errorf("window top-n: partition column %d out of range", c)
-		}
+	if err := r.check(b.Schema()); err != nil {
+		return err
 	}
 	t := r.eng
 	first := t.seq + 1
 	for _, row := range b.Rows() {
-		if v, ok := row[r.endCol].(arrow.Timestamp); !ok {
-			r.nullTS++
-			continue
-		} else if r.fired(r.micros(int64(v))) {
-			r.late++
+		if !r.admit(row) {
 			continue
 		}
 		_, p, _ := r.place(row)
@@ -157,6 +148,14 @@ func (r *WindowRank) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emi
 		}
 		p.top = t.top
 	}
+	r.copyTouched(first)
+	return nil
+}
+
+// copyTouched copies the touched keys' rows kept from arrival first on
+// (they share their batch's backing array).
+func (r *WindowRank) copyTouched(first uint64) {
+	t := r.eng
 	for _, p := range r.touched {
 		p.touched = false
 		t.top = p.top
@@ -164,7 +163,41 @@ func (r *WindowRank) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emi
 	}
 	clear(r.touched)
 	r.touched, t.top = r.touched[:0], nil
+}
+
+func (r *WindowRank) check(schema *arrow.Schema) error {
+	if r.err != nil {
+		return r.err
+	}
+	if schema.NumFields() != r.inputWidth() {
+		return fmt.Errorf("window top-n: input has %d columns, want %d", schema.NumFields(), r.inputWidth())
+	}
+	for _, c := range r.partition {
+		if c < 0 || c >= r.inputWidth() {
+			return fmt.Errorf("window top-n: partition column %d out of range", c)
+		}
+	}
+	for _, k := range r.eng.keys {
+		if k.Col < 0 || k.Col >= r.inputWidth() {
+			return fmt.Errorf("window top-n: sort column %d out of range", k.Col)
+		}
+	}
 	return nil
+}
+
+// admit reports whether row has a window that has not fired, counting
+// the rows dropped.
+func (r *WindowRank) admit(row exec.Row) bool {
+	v, ok := row[r.endCol].(arrow.Timestamp)
+	switch {
+	case !ok:
+		r.nullTS++
+		return false
+	case r.fired(r.micros(int64(v))):
+		r.late++
+		return false
+	}
+	return true
 }
 
 // OnWatermark emits the windows the watermark passed, by end, then

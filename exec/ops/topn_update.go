@@ -135,15 +135,11 @@ func (t *UpdatingTopN) Process(ctx context.Context, _ int, b *exec.Batch, out ex
 // insert puts r, arrival t.seq, into the kept ranks (at most capacity)
 // when it belongs there, and reports whether it did.
 func (t *UpdatingTopN) insert(r exec.Row, capacity int) bool {
-	// beats reports whether r, compared c with a kept row, goes before
-	// it: a later arrival loses ties unless lastWins.
-	beats := func(c int) bool { return c < 0 || (c == 0 && t.lastWins) }
-	full := len(t.top) == capacity
-	// A row that does not beat the last kept one is rejected; this is the
-	// common case once the top is full.
-	if full && !beats(t.cmp(r, t.top[capacity-1].row)) {
+	if t.rejects(r, capacity) {
 		return false
 	}
+	beats := t.beats
+	full := len(t.top) == capacity
 	// First position whose row r beats: r goes after its ties, which
 	// arrived earlier (before them when lastWins).
 	i := sort.Search(len(t.top), func(i int) bool { return beats(t.cmp(r, t.top[i].row)) })
@@ -154,6 +150,16 @@ func (t *UpdatingTopN) insert(r exec.Row, capacity int) bool {
 	copy(t.top[i+1:], t.top[i:])
 	t.top[i] = topEntry{row: r, seq: t.seq}
 	return true
+}
+
+// beats reports whether a row, compared c with a kept row, goes before
+// it: a later arrival loses ties unless lastWins.
+func (t *UpdatingTopN) beats(c int) bool { return c < 0 || (c == 0 && t.lastWins) }
+
+// rejects reports whether r stays out of full kept ranks: it does not beat
+// the last kept row. It reads only r's sort key columns.
+func (t *UpdatingTopN) rejects(r exec.Row, capacity int) bool {
+	return len(t.top) == capacity && !t.beats(t.cmp(r, t.top[capacity-1].row))
 }
 
 // copyKept copies the kept rows that arrived from seq first on: a decoded
