@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,7 +24,9 @@ const rankStateCol = "__state"
 func writeHeldRows(w exec.StateWriter, name string, fields []arrow.Field, rows []exec.Row, notes []int64) error {
 	fs := make([]arrow.Field, 0, len(fields)+1)
 	for _, f := range fields {
-		f.Nullable = true
+		// Stored decoded: a restored operator cannot share the
+		// dictionaries of batches before the checkpoint.
+		f.Nullable, f.Type, f.Metadata = true, exec.PlainType(f.Type), arrow.Metadata{}
 		fs = append(fs, f)
 	}
 	schema := arrow.NewSchema(append(fs, arrow.Field{Name: rankStateCol, Type: arrow.PrimitiveTypes.Int64}), nil)
@@ -67,35 +68,35 @@ func readHeldRows(r exec.StateReader, name string, width int) (rows []exec.Row, 
 	return rows, notes, nil
 }
 
-// writeInts stores a few counters as one Value.
-func writeInts(w exec.StateWriter, name string, vs ...int64) error {
-	var b []byte
-	for _, v := range vs {
-		b = binary.LittleEndian.AppendUint64(b, uint64(v))
-	}
-	return w.Value(name, b)
-}
-
-// readInts loads what writeInts stored into vs (left as they are when the
-// value was never written).
-func readInts(r exec.StateReader, name string, vs ...*int64) error {
-	b, ok, err := r.Value(name)
-	if err != nil || !ok {
+// readIntsInto reads what writeInts stored into vs.
+func readIntsInto(r exec.StateReader, kind, name string, vs ...*int64) error {
+	vals, err := readInts(r, kind, name, len(vs))
+	if err != nil {
 		return err
 	}
-	if len(b) != 8*len(vs) {
-		return fmt.Errorf("state %s: %d bytes, want %d", name, len(b), 8*len(vs))
-	}
 	for i, v := range vs {
-		*v = int64(binary.LittleEndian.Uint64(b[8*i:]))
+		*v = vals[i]
 	}
 	return nil
 }
+
+// The layout versions of the OVER operators' states: the parts each
+// SnapshotState below writes, after writeHeader's kind and version.
+const (
+	streamRankStateVersion     = 1 // "seq"; "ranks": each key's kept rows, best first, with arrival
+	streamDedupStateVersion    = 1 // "clock"; "pending" rows with arrival; "done" keys with the time emitted
+	streamOverStateVersion     = 1 // "clock"; "pending", "frames" rows with arrival; "accumulators" when unbounded
+	retractingOverStateVersion = 1 // "clock"; "current": each key's rows in order, with arrival
+	windowRankStateVersion     = 1 // "clock"; "windows": each open window's kept rows per key, with arrival
+)
 
 // SnapshotState writes every key's kept ranks, best first, with their
 // arrival order; the emitted window is always the visible ranks between
 // batches, so it is rebuilt from them.
 func (r *StreamRank) SnapshotState(_ context.Context, w exec.StateWriter) error {
+	if err := writeHeader(w, r.Kind(), streamRankStateVersion); err != nil {
+		return err
+	}
 	var rows []exec.Row
 	var seqs []int64
 	for _, p := range r.parts {
@@ -115,8 +116,11 @@ func (r *StreamRank) RestoreState(_ context.Context, rd exec.StateReader) error 
 	if r.err != nil {
 		return r.err
 	}
+	if err := checkHeader(rd, r.Kind(), streamRankStateVersion); err != nil {
+		return err
+	}
 	var seq int64
-	if err := readInts(rd, "seq", &seq); err != nil {
+	if err := readIntsInto(rd, r.Kind(), "seq", &seq); err != nil {
 		return err
 	}
 	r.eng.seq = uint64(seq)
@@ -146,6 +150,9 @@ var firstDoneFields = []arrow.Field{{Name: "key", Type: arrow.BinaryTypes.Binary
 // SnapshotState writes the held rows with their arrival order, the
 // emitted keys with their times, and the clock and counters.
 func (d *StreamDedupFirst) SnapshotState(_ context.Context, w exec.StateWriter) error {
+	if err := writeHeader(w, d.Kind(), streamDedupStateVersion); err != nil {
+		return err
+	}
 	var rows []exec.Row
 	var seqs []int64
 	for _, p := range d.pending {
@@ -170,7 +177,10 @@ func (d *StreamDedupFirst) RestoreState(_ context.Context, r exec.StateReader) e
 	if d.err != nil {
 		return d.err
 	}
-	if err := readInts(r, "clock", &d.wm, &d.seq, &d.late, &d.nullTS); err != nil {
+	if err := checkHeader(r, d.Kind(), streamDedupStateVersion); err != nil {
+		return err
+	}
+	if err := readIntsInto(r, d.Kind(), "clock", &d.wm, &d.seq, &d.late, &d.nullTS); err != nil {
 		return err
 	}
 	rows, seqs, err := readHeldRows(r, "pending", d.inputWidth())
@@ -205,6 +215,13 @@ var _ exec.Snapshotter = (*StreamDedupFirst)(nil)
 // arrival order), its running accumulators when the frame is unbounded,
 // and the clock and counters.
 func (o *StreamOverAgg) SnapshotState(_ context.Context, w exec.StateWriter) error {
+	version := uint32(streamOverStateVersion)
+	if o.changelog {
+		version = retractingOverStateVersion
+	}
+	if err := writeHeader(w, o.Kind(), version); err != nil {
+		return err
+	}
 	if o.changelog {
 		// Every key's current rows in order; their aggregates follow.
 		var rows []exec.Row
@@ -276,10 +293,17 @@ func (o *StreamOverAgg) RestoreState(_ context.Context, r exec.StateReader) erro
 	if o.err != nil {
 		return o.err
 	}
+	version := uint32(streamOverStateVersion)
+	if o.changelog {
+		version = retractingOverStateVersion
+	}
+	if err := checkHeader(r, o.Kind(), version); err != nil {
+		return err
+	}
 	if o.changelog {
 		return o.restoreChangelog(r)
 	}
-	if err := readInts(r, "clock", &o.wm, &o.seq, &o.late, &o.nullTS); err != nil {
+	if err := readIntsInto(r, o.Kind(), "clock", &o.wm, &o.seq, &o.late, &o.nullTS); err != nil {
 		return err
 	}
 	width := o.inputWidth()
@@ -335,6 +359,9 @@ var _ exec.Snapshotter = (*StreamOverAgg)(nil)
 // SnapshotState writes every open window's kept rows, key by key in rank
 // order, with their arrival order, and the clock and counters.
 func (r *WindowRank) SnapshotState(_ context.Context, w exec.StateWriter) error {
+	if err := writeHeader(w, r.Kind(), windowRankStateVersion); err != nil {
+		return err
+	}
 	var rows []exec.Row
 	var seqs []int64
 	for _, pane := range r.panes {
@@ -355,8 +382,11 @@ func (r *WindowRank) RestoreState(_ context.Context, rd exec.StateReader) error 
 	if r.err != nil {
 		return r.err
 	}
+	if err := checkHeader(rd, r.Kind(), windowRankStateVersion); err != nil {
+		return err
+	}
 	var seq int64
-	if err := readInts(rd, "clock", &r.wm, &seq, &r.late, &r.nullTS); err != nil {
+	if err := readIntsInto(rd, r.Kind(), "clock", &r.wm, &seq, &r.late, &r.nullTS); err != nil {
 		return err
 	}
 	r.eng.seq = uint64(seq)
@@ -379,7 +409,7 @@ var _ exec.Snapshotter = (*WindowRank)(nil)
 // restoreChangelog loads the retracting mode's current rows, written key
 // by key in order, and recomputes their aggregates.
 func (o *StreamOverAgg) restoreChangelog(r exec.StateReader) error {
-	if err := readInts(r, "clock", &o.seq); err != nil {
+	if err := readIntsInto(r, o.Kind(), "clock", &o.seq); err != nil {
 		return err
 	}
 	rows, seqs, err := readHeldRows(r, "current", o.inputWidth())
