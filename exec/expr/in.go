@@ -29,7 +29,7 @@ type In struct {
 	strs memberSet[string]
 	i64s memberSet[int64]
 	i32s memberSet[int32]
-	ors     Expr             // non-constant list: e = i1 OR e = i2 ...
+	ors  Expr // non-constant list: e = i1 OR e = i2 ...
 }
 
 // NewIn is e IN (list), or e NOT IN (list) when negate.
