@@ -74,6 +74,7 @@ func TestStreamJoinDictionaryMix(t *testing.T) {
 					j.SetColumnarOutput(true)
 					c := feedTwo(t, j, [2][]*exec.Batch{dictBatches(t, mem, left, 1, size), dictBatches(t, mem, right, 1, size)})
 					j.Close()
+					j.Report() // EXPLAIN ANALYZE reads it after Close
 					for _, b := range c.batches {
 						if b.IsColumnar() && !b.Record().Schema().Equal(out) {
 							t.Fatalf("output batch schema %s, want %s", b.Record().Schema(), out)
