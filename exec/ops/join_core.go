@@ -156,18 +156,28 @@ func (j *batchJoin) ProcessColumnar(ctx context.Context, input int, b *exec.Batc
 		return false, j.err
 	}
 	if input == 1 {
-		rec := b.Record()
-		rec.Retain()
+		// Held decoded: the build's chunks are concatenated, and a scan
+		// hands out dictionary and plain batches of one column.
+		rec, err := plainRecord(j.mem, plainSchema(b.Schema()), b.Record())
+		if err != nil {
+			return true, fmt.Errorf("join: build input: %w", err)
+		}
 		j.chunks = append(j.chunks, buildChunk{rec: rec})
-		j.noteBuildSchema(b.Schema())
+		j.noteBuildSchema(rec.Schema())
 		return true, j.err
 	}
+	// The output carries the declared (plain) types, and pending probe
+	// batches are held with the build's state.
+	rec, err := plainRecord(j.mem, plainSchema(b.Schema()), b.Record())
+	if err != nil {
+		return true, fmt.Errorf("join: probe input: %w", err)
+	}
 	if j.build == nil {
-		b.Retain()
-		j.pending = append(j.pending, pendingProbe{b: b, columnar: true})
+		j.pending = append(j.pending, pendingProbe{b: exec.NewColumnarBatch(rec), columnar: true})
 		return true, nil
 	}
-	return true, j.probe(ctx, &probeBatch{schema: b.Schema(), rec: b.Record(), n: b.Len()}, out)
+	defer rec.Release()
+	return true, j.probe(ctx, &probeBatch{schema: rec.Schema(), rec: rec, n: b.Len()}, out)
 }
 
 // noteBuildSchema checks the build input against the output schema and the

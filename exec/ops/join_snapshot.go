@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
 )
@@ -140,19 +141,29 @@ func (j *batchJoin) snapshotBuild(w exec.StateWriter) error {
 }
 
 func (j *batchJoin) snapshotPending(w exec.StateWriter) error {
-	if len(j.pending) == 0 {
+	return writePending(w, j.mem, j.pending)
+}
+
+// writePending writes held batches as the "pending" part, decoded (a
+// batch may carry a column dictionary-encoded, the next plain).
+func writePending(w exec.StateWriter, mem memory.Allocator, pending []pendingProbe) error {
+	if len(pending) == 0 {
 		return nil
 	}
-	schema := j.pending[0].b.Schema()
-	recs := make([]arrow.RecordBatch, 0, len(j.pending))
+	schema := plainSchema(pending[0].b.Schema())
+	recs := make([]arrow.RecordBatch, 0, len(pending))
 	defer func() { releaseRecs(recs) }()
-	for _, p := range j.pending {
+	for _, p := range pending {
 		var rec arrow.RecordBatch
 		var err error
 		if p.b.IsColumnar() {
-			rec, err = withColumns(schema, recordColumns(p.b.Record()), int64(p.b.Len()))
+			var cols []arrow.Array
+			if cols, err = plainColumns(mem, schema, p.b.Record()); err == nil {
+				rec, err = withColumns(schema, cols, int64(p.b.Len()))
+				releaseAll(cols)
+			}
 		} else {
-			rec, err = exec.EncodeRows(j.mem, schema, p.b.Rows())
+			rec, err = exec.EncodeRows(mem, schema, p.b.Rows())
 		}
 		if err != nil {
 			return err

@@ -66,6 +66,8 @@ func TestBatchJoinSnapshotResumes(t *testing.T) {
 		batchJoinCase("right semi", RightSemi, true),
 		batchJoinCase("right anti", RightAnti, true),
 		batchJoinCase("cross (nested loop)", Inner, false),
+		withDict(batchJoinCase("inner, dictionary s", Inner, true)),
+		withDict(batchJoinCase("full, dictionary s", Full, true)),
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for seed := int64(1); seed <= 4; seed++ {

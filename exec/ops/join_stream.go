@@ -96,13 +96,18 @@ type StreamJoin struct {
 	side      [2]*joinSide
 	keyCols   [2][]int
 	valCols   [2][]int // the columns that reach the output, per input
-	opCol     [2]int
-	timeCol   [2]int
-	scale     [2][2]int64 // per input: the time column's mul, div
-	scaled    [2]bool
-	wm        int64
-	ended     [2]bool
-	err       error
+	// plainIn is each input's schema with dictionary columns as their
+	// values: held records are stored decoded, so one side's state never
+	// mixes dictionary and plain arrays of a column (a scan hands out both,
+	// and restored state is plain).
+	plainIn [2]*arrow.Schema
+	opCol   [2]int
+	timeCol [2]int
+	scale   [2][2]int64 // per input: the time column's mul, div
+	scaled  [2]bool
+	wm      int64
+	ended   [2]bool
+	err     error
 
 	columnarOut bool
 	bailed      bool
@@ -243,6 +248,7 @@ func (j *StreamJoin) bind(s int, schema *arrow.Schema) error {
 		}
 	}
 	j.valCols[s] = vc
+	j.plainIn[s] = plainSchema(schema)
 	if t := j.timeCol[s]; t >= 0 {
 		if t >= schema.NumFields() {
 			return fmt.Errorf("stream join: time column %d of input %d out of range", t, s)
@@ -323,7 +329,14 @@ func (j *StreamJoin) ProcessColumnar(ctx context.Context, input int, b *exec.Bat
 		return true, fmt.Errorf("stream join: input %d: %w", input, err)
 	}
 	j.ids = ids
-	return true, j.step(ctx, input, joinInput{rec: rec, n: n}, now, out)
+	// Key ids come from the columns as they came (a dictionary's entries
+	// are looked up once); what is held and emitted is decoded.
+	plain, err := plainRecord(j.mem, j.plainIn[input], rec)
+	if err != nil {
+		return true, fmt.Errorf("stream join: input %d: %w", input, err)
+	}
+	defer plain.Release()
+	return true, j.step(ctx, input, joinInput{rec: plain, n: n}, now, out)
 }
 
 // joinInput is the arriving batch in either form.

@@ -184,6 +184,7 @@ func (j *StreamJoin) maybeRebuild() error {
 			return err
 		}
 	}
+	j.keys.release()
 	j.keys, j.keysRebuilt = keys, keys.len()
 	return nil
 }
@@ -203,4 +204,7 @@ func (j *StreamJoin) Finish(ctx context.Context, input int, out exec.Emitter) er
 func (j *StreamJoin) Close() {
 	j.side[0].release()
 	j.side[1].release()
+	// The key index retains the last dictionary it met (release is
+	// idempotent, and the index stays for Report after Close).
+	j.keys.release()
 }

@@ -92,6 +92,8 @@ func TestStreamJoinSnapshotResumes(t *testing.T) {
 		joinCase("inner, state ttl", Inner, false, nil, 4*time.Second, false),
 		joinCase("inner, changelog left", Inner, true, nil, 0, true),
 		joinCase("left, changelog left, time bound", Left, true, bound, 0, false),
+		withDict(joinCase("inner, columnar out, dictionary s", Inner, false, nil, 0, true)),
+		withDict(joinCase("full, time bound, dictionary s", Full, false, bound, 0, false)),
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var logs changelogRows

@@ -61,11 +61,20 @@ type SetOp struct {
 
 	ids []int32
 	sel []int32
+
+	// distinct holds, decoded, the row of every key id in id order (each
+	// record the rows a batch added): the checkpoint state re-inserts
+	// them, so a restored operator gives every row the id it had.
+	plain    *arrow.Schema
+	distinct []arrow.RecordBatch
+	newRows  []int32 // positions in the batch at hand that got new ids
+	onNew    func(row int)
 }
 
 // NewSetOp returns kind [ALL] over two inputs of schema.
 func NewSetOp(kind SetOpKind, all bool, schema *arrow.Schema, mem memory.Allocator) *SetOp {
-	s := &SetOp{kind: kind, all: all, schema: schema, mem: mem, heldWM: exec.MinWatermark}
+	s := &SetOp{kind: kind, all: all, schema: schema, mem: mem, heldWM: exec.MinWatermark, plain: plainSchema(schema)}
+	s.onNew = func(row int) { s.newRows = append(s.newRows, int32(row)) }
 	s.outMem, s.recycle = outputAllocator(mem)
 	if kind != Intersect && kind != Except {
 		s.err = fmt.Errorf("set operation: unknown kind %d", int(kind))
@@ -130,13 +139,13 @@ func (s *SetOp) ProcessColumnar(ctx context.Context, input int, b *exec.Batch, o
 		return false, err
 	}
 	if input == 1 {
-		ids, err := s.keys.idsColumnar(recordColumns(b.Record()), b.Len(), true, s.ids, nil)
+		ids, err := s.keys.idsColumnar(recordColumns(b.Record()), b.Len(), true, s.ids, s.onNew)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", s.kind, err)
 		}
 		s.ids = ids
 		s.count(ids)
-		return true, nil
+		return true, s.holdNew(b.Record())
 	}
 	if !s.rightDone {
 		b.Retain()
@@ -149,15 +158,18 @@ func (s *SetOp) ProcessColumnar(ctx context.Context, input int, b *exec.Batch, o
 func (s *SetOp) countRows(rows []exec.Row) error {
 	ids := s.ids[:0]
 	for i, r := range rows {
-		id, _, err := s.keys.idRow(r, true)
+		id, created, err := s.keys.idRow(r, true)
 		if err != nil {
 			return fmt.Errorf("%s: right row %d: %w", s.kind, i, err)
+		}
+		if created {
+			s.newRows = append(s.newRows, int32(i))
 		}
 		ids = append(ids, id)
 	}
 	s.ids = ids
 	s.count(ids)
-	return nil
+	return s.holdNewRows(rows)
 }
 
 func (s *SetOp) count(ids []int32) {
@@ -205,13 +217,19 @@ func (s *SetOp) leftRows(ctx context.Context, b *exec.Batch, out exec.Emitter) e
 	rows := b.Rows()
 	ids := s.ids[:0]
 	for i, r := range rows {
-		id, _, err := s.keys.idRow(r, s.insertLeft())
+		id, created, err := s.keys.idRow(r, s.insertLeft())
 		if err != nil {
 			return fmt.Errorf("%s: left row %d: %w", s.kind, i, err)
+		}
+		if created {
+			s.newRows = append(s.newRows, int32(i))
 		}
 		ids = append(ids, id)
 	}
 	s.ids = ids
+	if err := s.holdNewRows(rows); err != nil {
+		return err
+	}
 	sel := s.keep(ids, s.sel[:0])
 	s.sel = sel
 	if len(sel) == len(rows) {
@@ -226,11 +244,14 @@ func (s *SetOp) leftRows(ctx context.Context, b *exec.Batch, out exec.Emitter) e
 
 func (s *SetOp) leftColumnar(ctx context.Context, b *exec.Batch, out exec.Emitter) error {
 	rec := b.Record()
-	ids, err := s.keys.idsColumnar(recordColumns(rec), b.Len(), s.insertLeft(), s.ids, nil)
+	ids, err := s.keys.idsColumnar(recordColumns(rec), b.Len(), s.insertLeft(), s.ids, s.onNew)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.kind, err)
 	}
 	s.ids = ids
+	if err := s.holdNew(rec); err != nil {
+		return err
+	}
 	sel := s.keep(ids, s.sel[:0])
 	s.sel = sel
 	switch n := len(sel); {
@@ -302,4 +323,6 @@ func (s *SetOp) Close() {
 	}
 	s.pending = nil
 	s.keys.release()
+	releaseRecs(s.distinct)
+	s.distinct = nil
 }

@@ -172,6 +172,27 @@ func plainColumns(mem memory.Allocator, schema *arrow.Schema, rec arrow.RecordBa
 	return cols, nil
 }
 
+// plainRecord is rec retained when no column is dictionary-encoded, else
+// a record of schema (the plain types) with those columns decoded: state
+// that holds batches as they came must not mix the two, as concatenating
+// or gathering across them needs one type. The caller releases it.
+func plainRecord(mem memory.Allocator, schema *arrow.Schema, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	dict := false
+	for _, c := range rec.Columns() {
+		dict = dict || c.DataType().ID() == arrow.DICTIONARY
+	}
+	if !dict {
+		rec.Retain()
+		return rec, nil
+	}
+	cols, err := plainColumns(mem, schema, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(cols)
+	return array.NewRecordBatch(schema, cols, rec.NumRows()), nil
+}
+
 // int64Column builds a BIGINT column of vals.
 func int64Column(mem memory.Allocator, vals []int64) arrow.Array {
 	b := array.NewInt64Builder(mem)

@@ -52,7 +52,7 @@ func (s *Sort) check(schema *arrow.Schema) error {
 	if err := checkSortKeys(s.keys, schema); err != nil {
 		return err
 	}
-	s.schema = schema
+	s.schema = plainSchema(schema)
 	return nil
 }
 
@@ -79,8 +79,12 @@ func (s *Sort) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _ exec.E
 	if err := s.check(b.Schema()); err != nil {
 		return false, err
 	}
-	rec := b.Record()
-	rec.Retain()
+	// Held decoded: the records are concatenated at the end, and a scan
+	// hands out dictionary and plain batches of one column.
+	rec, err := plainRecord(s.mem, s.schema, b.Record())
+	if err != nil {
+		return true, fmt.Errorf("sort: %w", err)
+	}
 	s.recs = append(s.recs, rec)
 	s.recRows += int(rec.NumRows())
 	return true, nil

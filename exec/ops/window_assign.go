@@ -116,7 +116,14 @@ func (a *WindowAssign) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch
 		cols = append(cols, tb.NewArray())
 		tb.Release()
 	}
-	res := array.NewRecordBatch(a.out, cols, int64(len(a.idx)))
+	schema := a.out
+	for _, c := range cols[:k] {
+		if c.DataType().ID() == arrow.DICTIONARY {
+			schema = schemaOf(a.out, cols[:k]) // a dictionary-encoded column passes through
+			break
+		}
+	}
+	res := array.NewRecordBatch(schema, cols, int64(len(a.idx)))
 	releaseAll(cols)
 	return true, emitRecord(ctx, out, res)
 }

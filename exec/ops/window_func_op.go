@@ -155,37 +155,14 @@ func (w *WindowFuncs) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _
 	if b.Len() == 0 {
 		return true, nil
 	}
-	rec, err := w.plainRecord(b.Record())
+	rec, err := plainRecord(w.mem, w.in, b.Record())
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("window: %w", err)
 	}
 	w.chunks = append(w.chunks, winChunk{rec: rec})
 	w.rows += b.Len()
 	w.columnar = true
 	return true, nil
-}
-
-// plainRecord is rec retained, or a copy with its dictionary columns
-// decoded.
-func (w *WindowFuncs) plainRecord(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	dict := false
-	for _, c := range rec.Columns() {
-		dict = dict || c.DataType().ID() == arrow.DICTIONARY
-	}
-	if !dict {
-		rec.Retain()
-		return rec, nil
-	}
-	cols := make([]arrow.Array, 0, rec.NumCols())
-	defer func() { releaseAll(cols) }()
-	for c := range int(rec.NumCols()) {
-		a, err := exec.PlainArray(w.mem, rec.Column(c))
-		if err != nil {
-			return nil, fmt.Errorf("window: column %q: %w", w.in.Field(c).Name, err)
-		}
-		cols = append(cols, a)
-	}
-	return array.NewRecordBatch(w.in, cols, rec.NumRows()), nil
 }
 
 // OnWatermark holds the watermark until the output has left (the input is
