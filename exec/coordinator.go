@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -391,4 +393,22 @@ func (s *Stage) restore(st stageState) error {
 		s.skipRun = true
 	}
 	return nil
+}
+
+// Fingerprint identifies the graph's shape: its stages (names, kinds) and
+// how they are connected. A checkpoint is restored only into a graph of
+// the same fingerprint.
+func (g *Graph) Fingerprint() string {
+	h := sha256.New()
+	for _, s := range g.stages {
+		fmt.Fprintf(h, "%d|%s|%s|", s.ID, s.Name, s.kind())
+		for _, pt := range s.ports {
+			fmt.Fprintf(h, "p%d,", len(pt.wms))
+		}
+		for _, o := range s.outs {
+			fmt.Fprintf(h, "o%d.%d.%d,", o.to.ID, o.port, o.slot)
+		}
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
