@@ -163,7 +163,9 @@ func (r *holdRouter) flush(ctx context.Context, out Emitter) error {
 	}
 	return nil
 }
-func (r *holdRouter) FlushBeforeBarrier(ctx context.Context, out Emitter) error { return r.flush(ctx, out) }
+func (r *holdRouter) FlushBeforeBarrier(ctx context.Context, out Emitter) error {
+	return r.flush(ctx, out)
+}
 func (r *holdRouter) OnWatermark(ctx context.Context, wm int64, out Emitter) error {
 	if err := r.flush(ctx, out); err != nil {
 		return err
