@@ -402,6 +402,9 @@ func (s *Session) runQuery(ctx context.Context, q *ast.Query, text string, w Res
 			return Outcome{}, err
 		}
 	}
+	if err := s.setupCheckpoints(ctx, p, "", opts); err != nil {
+		return Outcome{}, err
+	}
 	err = runGraph(ctx, p)
 	return Outcome{Rows: rows.Load()}, err
 }
@@ -480,6 +483,9 @@ func (s *Session) set(x *ast.Set, w ResultWriter) (Outcome, error) {
 		if d, err := sql.ParseDuration(x.Value); err != nil || d < 0 {
 			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want a duration such as '1 h', '30 min' or '0' (keep state forever)", k, x.Value)
 		}
+	}
+	if err := checkCheckpointSetting(k, x.Value); err != nil {
+		return Outcome{}, err
 	}
 	s.sets[k] = x.Value
 	return Outcome{Message: fmt.Sprintf("SET '%s' = '%s'", k, x.Value)}, nil

@@ -284,6 +284,10 @@ func (c *coordinator) run(ctx context.Context, g *Graph, id int64, quit <-chan s
 	c.lastID.Store(id)
 	c.lastNanos.Store(int64(time.Since(start)))
 	c.lastSize.Store(size)
+	Global.Checkpoints.Add(1)
+	Global.LastCheckpointID.Store(id)
+	Global.LastCheckpointNanos.Store(int64(time.Since(start)))
+	Global.LastCheckpointSizeBytes.Store(size)
 	for _, s := range g.stages {
 		var l CheckpointListener
 		if s.Src != nil {
