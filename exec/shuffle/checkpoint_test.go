@@ -25,8 +25,10 @@ type seqPosSource struct {
 	next        int64
 }
 
-func (s *seqPosSource) Kind() string                    { return "seq_pos" }
-func (s *seqPosSource) Capabilities() exec.Capabilities { return exec.Capabilities{EmitsColumnar: true} }
+func (s *seqPosSource) Kind() string { return "seq_pos" }
+func (s *seqPosSource) Capabilities() exec.Capabilities {
+	return exec.Capabilities{EmitsColumnar: true}
+}
 func (s *seqPosSource) Run(ctx context.Context, out exec.Emitter) error {
 	for s.next < s.limit {
 		n := min(s.size, s.limit-s.next)
