@@ -23,7 +23,9 @@ import (
 //	SET 'state.checkpoints.num-retained' = '3';
 //	SET 'execution.savepoint.path' = 'DIR/NAME/chk-17';  -- restore this one
 //
-// A statement's checkpoints go to DIR/NAME/chk-N. Started again with the
+// Checkpoints apply to streaming statements: an unbounded plan, or any
+// plan in 'execution.runtime-mode' = 'streaming'. A statement's
+// checkpoints go to DIR/NAME/chk-N. Started again with the
 // same name and directory, it resumes from the latest complete one and
 // says so (a notice: "resumed from checkpoint 17"). A checkpoint of
 // another plan is refused. With checkpoints, Kafka sources start at the
@@ -97,6 +99,12 @@ func (s *Session) setupCheckpoints(ctx context.Context, p *plan.Physical, part s
 	interval, _ := sql.ParseDuration(s.sets[setCkInterval]) // checked by SET
 	savepoint := s.sets[setSavepoint]
 	if interval <= 0 && savepoint == "" {
+		return nil
+	}
+	if p.Bounded && s.sets["execution.runtime-mode"] != "streaming" {
+		// A bounded query in batch mode is not a job to resume (Flink
+		// checkpoints streaming jobs only): it runs as it would without
+		// checkpoints, with its batch operators.
 		return nil
 	}
 	g := p.Graph
