@@ -175,13 +175,7 @@ func (c *coordinator) write(ctx context.Context, w CheckpointWriter, s *Stage, i
 	if !withOp {
 		return nil
 	}
-	var sn Snapshotter
-	if s.Src != nil {
-		sn, _ = s.Src.(Snapshotter)
-	} else {
-		sn, _ = s.Op.(Snapshotter)
-	}
-	if sn != nil {
+	if sn := s.snapshotter(); sn != nil {
 		if err := sn.SnapshotState(ctx, sw); err != nil {
 			return fmt.Errorf("checkpoint %d: stage %s: %w", id, s.Name, err)
 		}
@@ -289,13 +283,7 @@ func (c *coordinator) run(ctx context.Context, g *Graph, id int64, quit <-chan s
 	Global.LastCheckpointNanos.Store(int64(time.Since(start)))
 	Global.LastCheckpointSizeBytes.Store(size)
 	for _, s := range g.stages {
-		var l CheckpointListener
-		if s.Src != nil {
-			l, _ = s.Src.(CheckpointListener)
-		} else {
-			l, _ = s.Op.(CheckpointListener)
-		}
-		if l != nil {
+		if l, ok := s.impl().(CheckpointListener); ok {
 			if err := l.CheckpointComplete(ctx, id); err != nil && !errors.Is(err, context.Canceled) {
 				return false, fmt.Errorf("checkpoint %d complete: %s: %w", id, s.Name, err)
 			}
@@ -352,13 +340,7 @@ func (g *Graph) Restore(ctx context.Context, r CheckpointReader) error {
 		if st.Done || st.SrcEnded {
 			continue // it never runs again: its operator's state is not kept
 		}
-		var sn Snapshotter
-		if s.Src != nil {
-			sn, _ = s.Src.(Snapshotter)
-		} else {
-			sn, _ = s.Op.(Snapshotter)
-		}
-		if sn != nil {
+		if sn := s.snapshotter(); sn != nil {
 			if err := sn.RestoreState(ctx, sr); err != nil {
 				return fmt.Errorf("restore: stage %d (%s): %w", s.ID, s.Name, err)
 			}
@@ -415,4 +397,19 @@ func (g *Graph) Fingerprint() string {
 		h.Write([]byte{'\n'})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// impl is the stage's source or operator.
+func (s *Stage) impl() any {
+	if s.Src != nil {
+		return s.Src
+	}
+	return s.Op
+}
+
+// snapshotter is the stage's source or operator as a Snapshotter (nil when
+// it keeps no state).
+func (s *Stage) snapshotter() Snapshotter {
+	sn, _ := s.impl().(Snapshotter)
+	return sn
 }

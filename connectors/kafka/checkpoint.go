@@ -72,11 +72,3 @@ func (s *Source) CheckpointComplete(ctx context.Context, _ int64) error {
 	}
 	return nil
 }
-
-// RestoredOffsets reports the offsets a checkpoint gave the source (nil
-// when none), for tests and messages.
-func (s *Source) RestoredOffsets() map[int32]int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.restored
-}
