@@ -31,7 +31,6 @@ type posSource struct {
 
 	mu             sync.Mutex
 	started, emits int // emits begun / finished
-	firstEmitHolds chan struct{}
 }
 
 func (s *posSource) Kind() string               { return "pos" }
@@ -467,53 +466,75 @@ func TestCheckpointCutParallelExchanges(t *testing.T) {
 }
 
 // A run cancelled after some checkpoints, restored into a fresh graph of
-// the same shape from the latest, ends with every value counted once.
+// the same shape from the latest, ends with every value counted once:
+// with both sources running at the cut, and with one that had ended
+// before it (restored as ended: it does not run again, and the join's
+// input from it stays ended).
 func TestCheckpointRestoreCountsOnce(t *testing.T) {
-	build := func() (*Graph, *sumOp, []*posSource) {
-		g := NewGraph(Options{})
-		a := &posSource{size: 7, limit: 6000, pause: 50 * time.Microsecond}
-		b := &posSource{size: 5, limit: 4500, pause: 50 * time.Microsecond}
-		s1, s2 := g.AddSource("s1", a), g.AddSource("s2", b)
-		r := g.AddOperator("r", &holdRouter{hold: 4}, s1)
-		join := g.AddOperatorPorts("join", newSumOp(2), 2)
-		g.Connect(r, join, 0)
-		g.Connect(r, join, 0)
-		g.Connect(s2, join, 1)
-		sink := newSumOp(1)
-		g.AddOperator("sink", sink, join)
-		return g, sink, []*posSource{a, b}
-	}
-	g, _, _ := build()
-	store := newMemCk()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g.EnableCheckpoints(CheckpointConfig{Interval: time.Millisecond, Store: store})
-	go func() {
-		for g.CheckpointStats().Completed < 3 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel()
-	}()
-	err := runChecked(t, ctx, g, store)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		t.Fatal(err)
-	}
-	last := store.latest()
-	if last == nil {
-		t.Fatal("no checkpoint completed")
-	}
-	g2, sink, srcs := build()
-	if err := g2.Restore(context.Background(), last.reader()); err != nil {
-		t.Fatal(err)
-	}
-	if srcs[0].next == 0 && srcs[1].next == 0 {
-		t.Fatal("restored sources start from 0: nothing was checkpointed")
-	}
-	if err := g2.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if want := tri(6000) + tri(4500); sink.Sum[0] != want || sink.N[0] != 10500 {
-		t.Fatalf("after restore from checkpoint %d: %d rows summing to %d, want 10500 rows summing to %d", last.id, sink.N[0], sink.Sum[0], want)
+	for _, tc := range []struct {
+		name   string
+		limitB int64
+		ended  bool
+	}{{"both-running", 4500, false}, {"one-ended", 60, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			build := func() (*Graph, *sumOp, []*Stage) {
+				g := NewGraph(Options{})
+				a := &posSource{size: 7, limit: 6000, pause: 50 * time.Microsecond}
+				b := &posSource{size: 5, limit: tc.limitB, pause: 50 * time.Microsecond}
+				s1, s2 := g.AddSource("s1", a), g.AddSource("s2", b)
+				r := g.AddOperator("r", &holdRouter{hold: 4}, s1)
+				join := g.AddOperatorPorts("join", newSumOp(2), 2)
+				g.Connect(r, join, 0)
+				g.Connect(r, join, 0)
+				g.Connect(s2, join, 1)
+				sink := newSumOp(1)
+				g.AddOperator("sink", sink, join)
+				return g, sink, []*Stage{s1, s2}
+			}
+			g, _, srcs := build()
+			store := newMemCk()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			g.EnableCheckpoints(CheckpointConfig{Interval: time.Millisecond, Store: store})
+			go func() {
+				// Two checkpoints after the cut the case wants.
+				for tc.ended && !srcs[1].finished.Load() {
+					time.Sleep(time.Millisecond)
+				}
+				from := g.CheckpointStats().Completed
+				for g.CheckpointStats().Completed < from+2 {
+					time.Sleep(time.Millisecond)
+				}
+				cancel()
+			}()
+			err := runChecked(t, ctx, g, store)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Fatal(err)
+			}
+			last := store.latest()
+			if last == nil {
+				t.Fatal("no checkpoint completed")
+			}
+			st, _ := last.get(srcs[1].ID)
+			bk, _ := st.get(stagePart)
+			if ended := strings.Contains(string(bk), `"source_ended":true`); ended != tc.ended {
+				t.Fatalf("checkpoint %d: s2 ended = %v, want %v (%s)", last.id, ended, tc.ended, bk)
+			}
+			g2, sink, srcs2 := build()
+			if err := g2.Restore(context.Background(), last.reader()); err != nil {
+				t.Fatal(err)
+			}
+			if srcs2[0].Src.(*posSource).next == 0 {
+				t.Fatal("restored s1 starts from 0: nothing was checkpointed")
+			}
+			if err := g2.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			want := tri(6000) + tri(tc.limitB)
+			if sink.Sum[0] != want || sink.N[0] != 6000+tc.limitB {
+				t.Fatalf("after restore from checkpoint %d: %d rows summing to %d, want %d rows summing to %d", last.id, sink.N[0], sink.Sum[0], 6000+tc.limitB, want)
+			}
+		})
 	}
 }
 
