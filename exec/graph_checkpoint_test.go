@@ -30,7 +30,7 @@ type posSource struct {
 	pause time.Duration // between batches
 
 	mu             sync.Mutex
-	started, emits int // emits begun / finished
+	started, emits int // emits (batches and watermarks) begun / finished
 }
 
 func (s *posSource) Kind() string               { return "pos" }
@@ -63,7 +63,14 @@ func (s *posSource) Run(ctx context.Context, out Emitter) error {
 		if err != nil {
 			return err
 		}
-		if err := out.EmitWatermark(ctx, s.next); err != nil {
+		s.mu.Lock()
+		s.started++
+		s.mu.Unlock()
+		err = out.EmitWatermark(ctx, s.next)
+		s.mu.Lock()
+		s.emits++
+		s.mu.Unlock()
+		if err != nil {
 			return stopNil(err)
 		}
 		if s.pause > 0 {
@@ -564,7 +571,15 @@ func TestCheckpointCancelWhileAligning(t *testing.T) {
 	g.EnableCheckpoints(CheckpointConfig{Interval: time.Millisecond, Store: store})
 	go func() { errc <- g.Run(ctx) }()
 	// Wait until s1's barrier is at the join and s1 is inside an emit.
+	deadline := time.Now().Add(time.Minute)
 	for {
+		if time.Now().After(deadline) {
+			join.mu.Lock()
+			st := join.bookkeeping()
+			bars := fmt.Sprint(join.ports[0].bars, join.ports[1].bars, join.lastBar)
+			join.mu.Unlock()
+			t.Fatalf("s1 never blocked at the join: %+v bars %s", st, bars)
+		}
 		join.mu.Lock()
 		bar := join.ports[0].bars[0]
 		join.mu.Unlock()
