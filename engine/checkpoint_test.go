@@ -370,3 +370,30 @@ func TestCheckpointedWindowAggregateResumes(t *testing.T) {
 }
 
 func firstFew(s []string) []string { return s[:min(len(s), 5)] }
+
+// EXPLAIN ANALYZE of a checkpointed run reports its checkpoints, and the
+// process-wide counters behind /metrics include them.
+func TestCheckpointsInExplainAnalyze(t *testing.T) {
+	s := NewSession(SessionOptions{NoDemoCatalog: true})
+	defer s.Close()
+	mustExec(t, s, "SET 'execution.runtime-mode' = 'streaming'", "SET 'parallelism' = '1'",
+		"SET 'execution.checkpointing.interval' = '50 ms'",
+		fmt.Sprintf("SET 'state.checkpoints.dir' = '%s'", t.TempDir()),
+		strings.Replace(windowBidDDL, "'events.num' = '150000'", "'events.num' = '30000', 'first-event.rate' = '50000'", 1))
+	o, err := s.Execute(context.Background(), "EXPLAIN ANALYZE SELECT auction FROM b", nil, ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := o.Explain.Totals
+	if tot == nil || tot.Checkpoints == nil || tot.Checkpoints.Completed < 1 || tot.Checkpoints.LastSizeBytes <= 0 {
+		t.Fatalf("totals %+v", tot)
+	}
+	// The process-wide counters /metrics publishes count them too.
+	if n := exec.Global.Checkpoints.Load(); n < tot.Checkpoints.Completed {
+		t.Errorf("exec.Global.Checkpoints = %d, want at least %d", n, tot.Checkpoints.Completed)
+	}
+	want := fmt.Sprintf("Checkpoints: %d completed; the last, %d,", tot.Checkpoints.Completed, tot.Checkpoints.LastID)
+	if !strings.Contains(o.Text, want) {
+		t.Fatalf("EXPLAIN ANALYZE does not say %q:\n%s", want, o.Text)
+	}
+}
