@@ -293,7 +293,7 @@ func latestCheckpoint(dir string) int64 {
 	return id
 }
 
-// The copy with checkpoints every second, killed with SIGKILL at random
+// The copy with checkpoints every 200 ms, killed with SIGKILL at random
 // moments three times (each after a checkpoint of its own completed) and
 // started again with the same pipeline name: each restart says it resumed
 // from the latest checkpoint, and the group's offsets, committed only when
@@ -305,7 +305,7 @@ func TestE2EKafkaInsertCheckpointedKill9LosesNothing(t *testing.T) {
 	b := startBrokerProc(t, "--listen", "127.0.0.1:0", "--topic", "in:2", "--topic", "out:2")
 	produceSeqs(t, b.addr, "in", faultRecords)
 	ckDir := t.TempDir()
-	sets := fmt.Sprintf("SET 'execution.checkpointing.interval' = '1s';\nSET 'state.checkpoints.dir' = '%s';\nSET 'pipeline.name' = 'copier';\n", ckDir)
+	sets := fmt.Sprintf("SET 'execution.checkpointing.interval' = '200 ms';\nSET 'state.checkpoints.dir' = '%s';\nSET 'pipeline.name' = 'copier';\n", ckDir)
 	pipe := filepath.Join(ckDir, "copier")
 	for round := 0; round < 3; round++ {
 		before := latestCheckpoint(pipe)
@@ -320,7 +320,7 @@ func TestE2EKafkaInsertCheckpointedKill9LosesNothing(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(time.Duration(rand.Int64N(int64(1500 * time.Millisecond))))
+		time.Sleep(time.Duration(rand.Int64N(int64(300 * time.Millisecond))))
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		if round > 0 {
