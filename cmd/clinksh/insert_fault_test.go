@@ -300,7 +300,8 @@ func latestCheckpoint(dir string) int64 {
 // a checkpoint completes, never pass what the sink's broker acknowledged
 // (the sink flushes at every barrier). After a drain from the group's
 // offsets nothing is missing; the duplicates are what each restart re-read
-// after its checkpoint.
+// after its checkpoint and what the drain re-read after the group's
+// offsets, which lag the checkpoint when a kill came before the commit.
 func TestE2EKafkaInsertCheckpointedKill9LosesNothing(t *testing.T) {
 	b := startBrokerProc(t, "--listen", "127.0.0.1:0", "--topic", "in:2", "--topic", "out:2")
 	produceSeqs(t, b.addr, "in", faultRecords)
