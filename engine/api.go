@@ -72,6 +72,10 @@ func TableOrder(keys []ops.SortKey) func(a, b exec.Row) int {
 type ExecOptions struct {
 	// Progress, when set, is advanced by the scans while the query runs.
 	Progress *exec.Progress
+	// Notice, when set, receives what the user should know about a
+	// statement besides its result ("resumed from checkpoint 17"); the
+	// shell prints it on stderr. Unset, notices go to the process's stderr.
+	Notice func(msg string)
 }
 
 // Outcome is what a statement did besides rows.

@@ -82,11 +82,15 @@ const (
 	noPositions  commitOutcome = iota // no source keeps a committable position
 	notCommitted                      // kept: the next run reads those records again
 	committed                         // committed up to what the sink delivered
+	checkpointed                      // checkpoints commit (checkpoint.go), not the runner
 )
 
 // runGraphCommit is runGraph, and says whether the final positions were
 // committed (an INSERT reports it when it is cancelled).
 func runGraphCommit(ctx context.Context, p *plan.Physical) (commitOutcome, error) {
+	if p.Graph.CheckpointsEnabled() {
+		return checkpointed, p.Graph.Run(ctx)
+	}
 	var srcs []positionSource
 	for _, st := range p.Graph.Stages() {
 		if ps, ok := st.Src.(positionSource); ok {

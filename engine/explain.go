@@ -87,6 +87,9 @@ func (s *Session) explainWith(ctx context.Context, x *ast.Explain, text string, 
 			runCtx, cancel = context.WithTimeout(ctx, bound)
 			defer cancel()
 		}
+		if err := s.setupCheckpoints(ctx, p, "", opts); err != nil {
+			return Outcome{}, err
+		}
 		start := time.Now()
 		err := runGraph(runCtx, p)
 		elapsed := time.Since(start)

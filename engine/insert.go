@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -77,6 +78,9 @@ func (s *Session) insertQuery(ctx context.Context, e *plan.Entry, cols []ast.Ide
 	if err != nil {
 		return Outcome{}, err
 	}
+	if err := s.setupCheckpoints(ctx, p, "", opts); err != nil {
+		return Outcome{}, err
+	}
 	cm, err := runGraphCommit(ctx, p)
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -108,6 +112,11 @@ func cancelledInsert(p *plan.Physical, table string, cm commitOutcome) string {
 		return msg + "; the source offsets are committed up to the last row delivered."
 	case notCommitted:
 		return msg + "; the source offsets were not committed: the next run reads those records again."
+	case checkpointed:
+		if st := p.Graph.CheckpointStats(); st.Completed > 0 {
+			return fmt.Sprintf("%s; the next run with the same 'pipeline.name' resumes from checkpoint %d.", msg, st.LastID)
+		}
+		return msg + "; no checkpoint completed: the next run starts afresh."
 	}
 	if msg == "Cancelled" {
 		return "" // the shell says that much
@@ -177,6 +186,9 @@ func (s *Session) runStatementSet(ctx context.Context, set []pendingInsert, opts
 		p, err := s.insertPlan(e, pi.x.Columns, pi.x.Query, pi.text, opts)
 		if err != nil {
 			return Outcome{}, err
+		}
+		if err := s.setupCheckpoints(ctx, p, strconv.Itoa(len(jobs)+1), opts); err != nil {
+			return Outcome{}, fmt.Errorf("INSERT INTO '%s': %w", e.Name, err)
 		}
 		jobs = append(jobs, job{p, e.Name})
 	}

@@ -414,6 +414,9 @@ func (s *Session) runQuery(ctx context.Context, q *ast.Query, text string, w Res
 			return Outcome{}, err
 		}
 	}
+	if err := s.setupCheckpoints(ctx, p, "", opts); err != nil {
+		return Outcome{}, err
+	}
 	err = runGraph(ctx, p)
 	return Outcome{Rows: rows.Load()}, err
 }
@@ -502,6 +505,9 @@ func (s *Session) set(x *ast.Set, w ResultWriter) (Outcome, error) {
 			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want 'earliest-offset' or 'latest-offset' (the demo table has no consumer group or start time)", k, x.Value)
 		}
 		s.setDemoStartup(x.Value)
+	}
+	if err := checkCheckpointSetting(k, x.Value); err != nil {
+		return Outcome{}, err
 	}
 	s.sets[k] = x.Value
 	return Outcome{Message: fmt.Sprintf("SET '%s' = '%s'", k, x.Value)}, nil

@@ -89,6 +89,12 @@ type Counters struct {
 	RowsMaterialized    atomic.Int64
 	DecodeFallbacks     atomic.Int64
 	SkippedRecords      atomic.Int64
+	// Checkpoints completed by every graph, and the latest one's id,
+	// duration and size.
+	Checkpoints             atomic.Int64
+	LastCheckpointID        atomic.Int64
+	LastCheckpointNanos     atomic.Int64
+	LastCheckpointSizeBytes atomic.Int64
 }
 
 // Global holds the process-wide counters.

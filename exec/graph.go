@@ -7,6 +7,7 @@ import (
 	"log"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,6 +19,9 @@ type Graph struct {
 	stages  []*Stage
 	sources []*Stage
 	opts    Options
+
+	ck       *coordinator // nil: no checkpoints (coordinator.go)
+	restored bool         // Restore loaded the stages' bookkeeping
 }
 
 // Stage is one node: a source or an operator, with its counters. An
@@ -36,15 +40,29 @@ type Stage struct {
 	columnar bool
 
 	mu     sync.Mutex
+	cond   *sync.Cond // on mu: producers waiting for a barrier's alignment (barrier.go)
 	ports  []port
 	wm     int64
 	nEnded int  // ports that ended
 	done   bool // finished or stopped: further input is refused with ErrStop
+	// lastBar is the last checkpoint barrier this stage aligned and
+	// forwarded; a producer slot whose barrier is newer waits.
+	lastBar int64
+	// finished is done (or, for a source, its end) as an atomic, for the
+	// checkpoint coordinator, which must not take a stage lock to ask.
+	finished atomic.Bool
+
+	// emitMu serialises a source's emits with the barriers the
+	// coordinator injects for it, so a barrier falls between batches.
+	emitMu   sync.Mutex
+	srcEnded bool // the source's Run returned and its outputs ended (emitMu)
+	skipRun  bool // restored as ended: Run is not called again
 }
 
 type port struct {
 	wms   []int64 // per producer
 	ended []bool  // per producer
+	bars  []int64 // per producer: the last barrier it delivered
 	left  int     // producers still running
 }
 
@@ -63,6 +81,7 @@ func (g *Graph) Stages() []*Stage { return g.stages }
 // AddSource adds a source stage.
 func (g *Graph) AddSource(name string, src Source) *Stage {
 	s := &Stage{ID: len(g.stages), Name: name, Src: src, graph: g}
+	s.cond = sync.NewCond(&s.mu)
 	g.stages = append(g.stages, s)
 	g.sources = append(g.sources, s)
 	return s
@@ -82,6 +101,7 @@ func (g *Graph) AddOperator(name string, op Operator, inputs ...*Stage) *Stage {
 func (g *Graph) AddOperatorPorts(name string, op Operator, ports int) *Stage {
 	s := &Stage{ID: len(g.stages), Name: name, Op: op, graph: g, columnar: !g.opts.DisableColumnar,
 		wm: MinWatermark, ports: make([]port, ports)}
+	s.cond = sync.NewCond(&s.mu)
 	g.stages = append(g.stages, s)
 	return s
 }
@@ -93,6 +113,7 @@ func (g *Graph) Connect(from, to *Stage, p int) {
 	from.outs = append(from.outs, edge{to: to, port: p, slot: len(pt.wms)})
 	pt.wms = append(pt.wms, MinWatermark)
 	pt.ended = append(pt.ended, false)
+	pt.bars = append(pt.bars, 0)
 	pt.left++
 }
 
@@ -118,9 +139,24 @@ func (g *Graph) Run(ctx context.Context) (err error) {
 		}
 	}()
 
+	if g.ck != nil {
+		if err := g.ck.check(g); err != nil {
+			return err
+		}
+	}
+	for _, s := range g.stages {
+		// A producer waiting for alignment wakes when the run is cancelled.
+		s := s
+		stop := context.AfterFunc(ctx, func() {
+			s.mu.Lock()
+			s.cond.Broadcast()
+			s.mu.Unlock()
+		})
+		defer stop()
+	}
 	for _, s := range g.stages {
 		for p := range s.ports {
-			if len(s.ports[p].wms) == 0 {
+			if len(s.ports[p].wms) == 0 && !g.restored {
 				if err := s.endPort(ctx, p); err != nil && !errors.Is(err, ErrStop) {
 					return err
 				}
@@ -128,7 +164,11 @@ func (g *Graph) Run(ctx context.Context) (err error) {
 		}
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, len(g.sources))
+	errs := make(chan error, len(g.sources)+1)
+	stopCk := g.startCheckpoints(ctx, func(e error) {
+		errs <- e
+		cancel(e)
+	})
 	for _, src := range g.sources {
 		wg.Add(1)
 		go func(s *Stage) {
@@ -143,6 +183,7 @@ func (g *Graph) Run(ctx context.Context) (err error) {
 		}(src)
 	}
 	wg.Wait()
+	stopCk()
 	close(errs)
 	for e := range errs {
 		if errors.Is(e, errGraphDone) || errors.Is(e, ErrStop) {
@@ -184,17 +225,25 @@ func (g *Graph) runSource(ctx context.Context, s *Stage) (err error) {
 		}
 	}()
 	s.Stats.Started.Store(true)
-	out := &stageEmitter{s: s}
-	start := time.Now()
-	err = s.Src.Run(ctx, out)
-	s.Stats.Nanos.Add(int64(time.Since(start)) - out.downstream)
-	if errors.Is(err, ErrStop) {
-		err = nil
-	}
-	if err != nil {
-		return err
+	if !s.skipRun {
+		out := &stageEmitter{s: s}
+		start := time.Now()
+		err = s.Src.Run(ctx, out)
+		s.Stats.Nanos.Add(int64(time.Since(start)) - out.downstream)
+		if errors.Is(err, ErrStop) {
+			err = nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 	s.Stats.Finished.Store(true)
+	// The end is ordered with the barriers injected for this source: a
+	// checkpoint after it records the source as ended.
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.srcEnded = true
+	s.finished.Store(true)
 	return s.finishOutputs(ctx)
 }
 
@@ -218,15 +267,13 @@ func (s *Stage) finishOutputs(ctx context.Context) error {
 	return first
 }
 
-// push delivers one data batch to the stage's operator.
-func (s *Stage) push(ctx context.Context, input int, b *Batch) error {
+// push delivers one data batch from producer slot of port input to the
+// stage's operator.
+func (s *Stage) push(ctx context.Context, input, slot int, b *Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done {
-		return ErrStop
-	}
-	if err := ctx.Err(); err != nil {
-		return context.Cause(ctx)
+	if err := s.awaitAligned(ctx, input, slot); err != nil {
+		return err
 	}
 	st := &s.Stats
 	st.Started.Store(true)
@@ -256,8 +303,7 @@ func (s *Stage) push(ctx context.Context, input int, b *Batch) error {
 // consumers' input ends and later input is refused.
 func (s *Stage) afterCall(ctx context.Context, err error) error {
 	if errors.Is(err, ErrStop) {
-		s.done = true
-		s.Stats.Finished.Store(true)
+		s.setDone()
 		if ferr := s.finishOutputs(ctx); ferr != nil {
 			return ferr
 		}
@@ -269,8 +315,8 @@ func (s *Stage) afterCall(ctx context.Context, err error) error {
 func (s *Stage) watermark(ctx context.Context, p, slot int, wm int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done {
-		return ErrStop
+	if err := s.awaitAligned(ctx, p, slot); err != nil {
+		return err
 	}
 	s.Stats.WatermarksIn.Add(1)
 	pt := &s.ports[p]
@@ -316,13 +362,27 @@ func (s *Stage) finish(ctx context.Context, p, slot int) error {
 	if s.done || pt.ended[slot] {
 		return nil
 	}
+	// An end after this producer's barrier belongs after the checkpoint.
+	if err := s.awaitAligned(ctx, p, slot); err != nil {
+		if errors.Is(err, ErrStop) {
+			return nil
+		}
+		return err
+	}
 	pt.ended[slot] = true
 	pt.left--
+	var err error
 	if pt.left > 0 {
 		// The ended producer no longer holds the port's watermark back.
-		return s.afterCall(ctx, s.advance(ctx))
+		err = s.afterCall(ctx, s.advance(ctx))
+	} else {
+		err = s.endPortLocked(ctx, p)
 	}
-	return s.endPortLocked(ctx, p)
+	if err != nil {
+		return err
+	}
+	// The ended producer no longer holds a barrier's alignment either.
+	return s.tryAlign(ctx)
 }
 
 func (s *Stage) endPort(ctx context.Context, p int) error {
@@ -348,9 +408,16 @@ func (s *Stage) endPortLocked(ctx context.Context, p int) error {
 	if s.nEnded < len(s.ports) {
 		return s.afterCall(ctx, s.advance(ctx))
 	}
+	s.setDone()
+	return s.finishOutputs(ctx)
+}
+
+// setDone ends the stage; producers waiting for alignment give up.
+func (s *Stage) setDone() {
 	s.done = true
 	s.Stats.Finished.Store(true)
-	return s.finishOutputs(ctx)
+	s.finished.Store(true)
+	s.cond.Broadcast()
 }
 
 // stageEmitter forwards a stage's output to its consumers and counts it.
@@ -376,6 +443,30 @@ func (e *stageEmitter) countOut(b *Batch) {
 }
 
 func (e *stageEmitter) Emit(ctx context.Context, b *Batch) error {
+	return e.EmitThen(ctx, b, nil)
+}
+
+// EmitThen implements PositionEmitter: on a source's emitter the batch and
+// the source's move past it are one step no barrier splits.
+func (e *stageEmitter) EmitThen(ctx context.Context, b *Batch, advance func()) error {
+	if e.s.Src != nil {
+		e.s.emitMu.Lock()
+		defer e.s.emitMu.Unlock()
+	}
+	if b == nil {
+		if advance != nil {
+			advance()
+		}
+		return nil
+	}
+	err := e.emit(ctx, b)
+	if err == nil && advance != nil {
+		advance()
+	}
+	return err
+}
+
+func (e *stageEmitter) emit(ctx context.Context, b *Batch) error {
 	e.countOut(b)
 	if len(e.s.outs) == 0 {
 		return nil
@@ -390,7 +481,7 @@ func (e *stageEmitter) Emit(ctx context.Context, b *Batch) error {
 	}()
 	stopped := 0
 	for _, o := range e.s.outs {
-		err := o.to.push(ctx, o.port, b)
+		err := o.to.push(ctx, o.port, o.slot, b)
 		if errors.Is(err, ErrStop) {
 			stopped++
 			continue
@@ -406,6 +497,10 @@ func (e *stageEmitter) Emit(ctx context.Context, b *Batch) error {
 }
 
 func (e *stageEmitter) EmitWatermark(ctx context.Context, wm int64) error {
+	if e.s.Src != nil {
+		e.s.emitMu.Lock()
+		defer e.s.emitMu.Unlock()
+	}
 	start := time.Now()
 	defer func() { e.downstream += int64(time.Since(start)) }()
 	stopped := 0
@@ -437,9 +532,13 @@ type RoutedEmitter interface {
 func (e *stageEmitter) Targets() int { return len(e.s.outs) }
 
 func (e *stageEmitter) EmitTo(ctx context.Context, target int, b *Batch) error {
+	if e.s.Src != nil {
+		e.s.emitMu.Lock()
+		defer e.s.emitMu.Unlock()
+	}
 	e.countOut(b)
 	start := time.Now()
 	defer func() { e.downstream += int64(time.Since(start)) }()
 	o := e.s.outs[target]
-	return o.to.push(ctx, o.port, b)
+	return o.to.push(ctx, o.port, o.slot, b)
 }

@@ -183,6 +183,16 @@ type Totals struct {
 	// The process-wide counters (exec.Global) after the run.
 	ProcessBatchesMaterialized int64 `json:"process_batches_materialized"`
 	ProcessRowsMaterialized    int64 `json:"process_rows_materialized"`
+	// Checkpoints taken during the run (nil without checkpointing).
+	Checkpoints *CheckpointTotals `json:"checkpoints,omitempty"`
+}
+
+// CheckpointTotals are a run's checkpoints (exec.CheckpointStats).
+type CheckpointTotals struct {
+	Completed     int64 `json:"completed"`
+	LastID        int64 `json:"last_id"`
+	LastNanos     int64 `json:"last_duration_ns"`
+	LastSizeBytes int64 `json:"last_size_bytes"`
 }
 
 // How a run ended (Totals.End).
@@ -235,6 +245,11 @@ func BuildDocument(p *plan.Physical, r *Report) *Document {
 		for _, s := range doc.Stages {
 			t.BatchesMaterialized += s.Runtime.BatchesMaterialized
 			t.RowsMaterialized += s.Runtime.RowsMaterialized
+		}
+		if p.Graph.CheckpointsEnabled() {
+			cs := p.Graph.CheckpointStats()
+			t.Checkpoints = &CheckpointTotals{Completed: cs.Completed, LastID: cs.LastID,
+				LastNanos: int64(cs.LastDuration), LastSizeBytes: cs.LastSize}
 		}
 		doc.Totals = t
 	}

@@ -63,6 +63,13 @@ func Text(doc *Document, verbose bool) string {
 		fmt.Fprintf(&sb, "Totals: %s %s in %s (%s); materialised by this query: %s; process-wide clink_batch_materializations_total: %d\n",
 			Human(t.Rows), plural(t.Rows, "row", "rows"), Duration(time.Duration(t.ElapsedNanos)), endText(t.End),
 			batchesRows(t.BatchesMaterialized, t.RowsMaterialized), t.ProcessBatchesMaterialized)
+		if c := t.Checkpoints; c != nil {
+			fmt.Fprintf(&sb, "Checkpoints: %d completed", c.Completed)
+			if c.Completed > 0 {
+				fmt.Fprintf(&sb, "; the last, %d, took %s and holds %d bytes", c.LastID, Duration(time.Duration(c.LastNanos)), c.LastSizeBytes)
+			}
+			sb.WriteByte('\n')
+		}
 	}
 	if verbose && len(doc.Rules) > 0 {
 		sb.WriteString("\nLogical plan, as bound and after each rule that changed it:\n")

@@ -32,12 +32,17 @@ const (
 	OperatorBatches       = "clink_operator_batches_total"
 	OperatorColumnar      = "clink_operator_columnar_batches_total"
 	OperatorMaterialized  = "clink_operator_batch_materializations_total"
+	Checkpoints           = "clink_checkpoints_total"
+	CheckpointLastID      = "clink_checkpoint_last_id"
+	CheckpointLastSeconds = "clink_checkpoint_last_duration_seconds"
+	CheckpointLastBytes   = "clink_checkpoint_last_size_bytes"
 )
 
 // collector turns the executor's counters into metrics at scrape time.
 type collector struct {
 	batchesMat, rowsMat, fallbacks, skipped *prometheus.Desc
 	opRows, opBatches, opColumnar, opMat    *prometheus.Desc
+	ckTotal, ckID, ckSeconds, ckBytes       *prometheus.Desc
 }
 
 func newCollector() *collector {
@@ -51,12 +56,17 @@ func newCollector() *collector {
 		opBatches:  prometheus.NewDesc(OperatorBatches, "Batches into and out of operators and sources, by kind.", kd, nil),
 		opColumnar: prometheus.NewDesc(OperatorColumnar, "Batches carrying an Arrow record into and out of operators and sources, by kind.", kd, nil),
 		opMat:      prometheus.NewDesc(OperatorMaterialized, "Batches materialised into rows by operators of this kind.", []string{"kind"}, nil),
+		ckTotal:    prometheus.NewDesc(Checkpoints, "Checkpoints completed, process-wide.", nil, nil),
+		ckID:       prometheus.NewDesc(CheckpointLastID, "The id of the last completed checkpoint.", nil, nil),
+		ckSeconds:  prometheus.NewDesc(CheckpointLastSeconds, "How long the last completed checkpoint took, trigger to manifest.", nil, nil),
+		ckBytes:    prometheus.NewDesc(CheckpointLastBytes, "The bytes the last completed checkpoint wrote.", nil, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.batchesMat, c.rowsMat, c.fallbacks, c.skipped, c.opRows, c.opBatches, c.opColumnar, c.opMat} {
+	for _, d := range []*prometheus.Desc{c.batchesMat, c.rowsMat, c.fallbacks, c.skipped, c.opRows, c.opBatches, c.opColumnar, c.opMat,
+		c.ckTotal, c.ckID, c.ckSeconds, c.ckBytes} {
 		ch <- d
 	}
 }
@@ -70,6 +80,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.rowsMat, exec.Global.RowsMaterialized.Load())
 	counter(c.fallbacks, exec.Global.DecodeFallbacks.Load())
 	counter(c.skipped, exec.Global.SkippedRecords.Load())
+	counter(c.ckTotal, exec.Global.Checkpoints.Load())
+	gauge := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
+	}
+	gauge(c.ckID, float64(exec.Global.LastCheckpointID.Load()))
+	gauge(c.ckSeconds, time.Duration(exec.Global.LastCheckpointNanos.Load()).Seconds())
+	gauge(c.ckBytes, float64(exec.Global.LastCheckpointSizeBytes.Load()))
 	totals := exec.OperatorTotals()
 	kinds := make([]string, 0, len(totals))
 	for k := range totals {

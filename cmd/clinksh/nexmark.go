@@ -40,6 +40,15 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 	mode := fs.String("mode", "streaming", "'streaming' (as Flink runs Nexmark: streaming joins, changelogs) or 'batch' (the bounded stream's batch operators)")
 	dir := fs.String("queries", "", "the `directory` of the Nexmark query files (default: sql/testdata/nexmark, found from here or the executable)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to `FILE`")
+	var sets []string
+	fs.Func("set", "a session setting for the timed query, `key=value` (repeatable), e.g. execution.checkpointing.interval=10s", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want key=value")
+		}
+		sets = append(sets, fmt.Sprintf("SET '%s' = '%s'", k, strings.ReplaceAll(val, "'", "''")))
+		return nil
+	})
 	setUsage(fs, "clinksh nexmark [flags]", "Runs Nexmark queries and reports events/s per core.")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -71,7 +80,7 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	b := &nexmarkBench{dir: qdir, events: *events, par: *par, source: *source, mode: *mode}
+	b := &nexmarkBench{dir: qdir, events: *events, par: *par, source: *source, mode: *mode, sets: sets}
 	if err := b.setup(ctx); err != nil {
 		fmt.Fprintf(stderr, "clinksh nexmark: %s\n", err)
 		return exitError
@@ -143,6 +152,7 @@ type nexmarkBench struct {
 	par         int
 	broker      *kafka.Embedded
 	stmts       []string // the table and views the queries read
+	sets        []string // --set: SET statements before the timed query
 }
 
 // setup prepares the statements that declare the 'nexmark' table and its
@@ -282,7 +292,8 @@ func (b *nexmarkBench) run(ctx context.Context, q string, repeat int) (benchResu
 	for i := 0; i < repeat; i++ {
 		s := engine.NewSession(engine.SessionOptions{NoDemoCatalog: true})
 		stmts := append([]string{fmt.Sprintf("SET 'parallelism' = '%d'", b.par),
-			fmt.Sprintf("SET 'execution.runtime-mode' = '%s'", b.mode)}, b.stmts...)
+			fmt.Sprintf("SET 'execution.runtime-mode' = '%s'", b.mode)}, b.sets...)
+		stmts = append(stmts, b.stmts...)
 		for _, st := range stmts {
 			if _, err := s.Execute(ctx, st, discard{}, engine.ExecOptions{}); err != nil {
 				s.Close()

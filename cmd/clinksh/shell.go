@@ -188,7 +188,8 @@ func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, e
 			err = ferr
 		}
 	}()
-	return sh.sess.Execute(ctx, stmt, snk, engine.ExecOptions{Progress: prog})
+	notice := func(msg string) { fmt.Fprintf(sh.errw, "%s\n", msg) }
+	return sh.sess.Execute(ctx, stmt, snk, engine.ExecOptions{Progress: prog, Notice: notice})
 }
 
 func finishSink(s sink, execErr error) (err error) {

@@ -223,6 +223,14 @@ func (s *Sink) Flush(ctx context.Context) error {
 	}
 }
 
+// FlushBeforeBarrier implements exec.BarrierFlusher: at a checkpoint's
+// barrier every record given before it is acknowledged before the
+// checkpoint can complete (at-least-once), so the offsets the checkpoint
+// records never pass a record the topic lacks.
+func (s *Sink) FlushBeforeBarrier(ctx context.Context, _ exec.Emitter) error {
+	return s.Flush(ctx)
+}
+
 // pendingUpTo reports whether a record of epoch fence or earlier is still
 // unacknowledged. The caller holds mu.
 func (s *Sink) pendingUpTo(fence uint64) bool {

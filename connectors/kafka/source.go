@@ -45,6 +45,11 @@ type Source struct {
 	commitErrs int64
 
 	eventTime func(*exec.Batch) (int64, bool, error) // SetEventTime
+
+	// Checkpoints (checkpoint.go): the offsets restored from one, and the
+	// last snapshot's, committed to the group when it completes.
+	restored  map[int32]int64
+	snapshots map[int32]int64
 }
 
 // OpenSource is Open with the concrete type.
@@ -150,6 +155,16 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 
 	var parts []int32
 	assign := map[int32]kgo.Offset{}
+	s.mu.Lock()
+	for p, off := range starts {
+		// Every partition has a position from the start, so a
+		// checkpoint taken before it emitted anything still records
+		// where it starts (not the startup mode's answer of a later run).
+		if _, ok := s.emitted[p]; !ok {
+			s.emitted[p] = off
+		}
+	}
+	s.mu.Unlock()
 	for p, off := range starts {
 		if cfg.bounded && off >= ends[p] {
 			continue // nothing to read up to the bounded end
@@ -241,8 +256,16 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 		if r.err != nil {
 			return r.err
 		}
+		// The batch and the position after it are one step for a
+		// checkpoint barrier (exec.EmitThen).
+		err := exec.EmitThen(ctx, out, r.b, func() {
+			if r.next >= 0 {
+				s.mu.Lock()
+				s.emitted[r.p] = r.next
+				s.mu.Unlock()
+			}
+		})
 		if r.b != nil {
-			err := out.Emit(ctx, r.b)
 			n := r.b.Len()
 			r.b.Release()
 			if errors.Is(err, exec.ErrStop) {
@@ -254,11 +277,6 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 			if s.progress != nil {
 				s.progress.RowsRead.Add(int64(n))
 			}
-		}
-		if r.next >= 0 {
-			s.mu.Lock()
-			s.emitted[r.p] = r.next
-			s.mu.Unlock()
 		}
 		clocks.observe(r.p, r.maxTs, r.b != nil && r.b.Len() > 0, time.Now())
 		if r.done {
@@ -425,6 +443,18 @@ func (s *Source) offsets(ctx context.Context, adm *kadm.Client) (starts, ends ma
 		earliest[lo.Partition] = lo.Offset
 	}
 	starts = map[int32]int64{}
+	if s.restored != nil {
+		// A checkpoint's offsets win over the group's and the startup
+		// mode's; a partition added since starts at its earliest.
+		for p := range ends {
+			if o, ok := s.restored[p]; ok {
+				starts[p] = max(o, earliest[p])
+			} else {
+				starts[p] = earliest[p]
+			}
+		}
+		return starts, ends, nil
+	}
 	switch cfg.startup {
 	case StartEarliest:
 		starts = earliest

@@ -142,7 +142,7 @@ func parseConfig(options map[string]string) (*config, error) {
 			case DeliverNone, DeliverAtLeastOnce:
 				c.guarantee = v
 			case "exactly-once":
-				return nil, fmt.Errorf("kafka: option '%s' = 'exactly-once' needs checkpointing, which this build does not have yet: use 'at-least-once'", k)
+				return nil, fmt.Errorf("kafka: option '%s' = 'exactly-once' needs checkpointing with Kafka transactions, which this build does not have yet: use 'at-least-once' (with checkpoints, the sink flushes at every checkpoint)", k)
 			default:
 				return nil, fmt.Errorf("kafka: option '%s' = '%s': want 'none' or 'at-least-once'", k, v)
 			}

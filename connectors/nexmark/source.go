@@ -2,6 +2,7 @@ package nexmark
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -28,6 +29,31 @@ type Source struct {
 	// splits-th block of splitBlock events, starting at block split, so
 	// parallel sources share one event sequence without overlap.
 	split, splits int64
+
+	// next is the event number after the last emitted batch's events, the
+	// position a checkpoint records (moved under the emitter's lock, see
+	// exec.EmitThen); restored says it came from a checkpoint.
+	next     int64
+	restored bool
+}
+
+// SnapshotState implements exec.Snapshotter: the split's next event number
+// is all there is (events are a function of their number).
+func (s *Source) SnapshotState(_ context.Context, w exec.StateWriter) error {
+	return w.Value("next-event", binary.LittleEndian.AppendUint64(nil, uint64(s.next)))
+}
+
+// RestoreState implements exec.Snapshotter.
+func (s *Source) RestoreState(_ context.Context, r exec.StateReader) error {
+	v, ok, err := r.Value("next-event")
+	if err != nil {
+		return err
+	}
+	if !ok || len(v) != 8 {
+		return fmt.Errorf("nexmark: checkpoint has no position for this source")
+	}
+	s.next, s.restored = int64(binary.LittleEndian.Uint64(v)), true
+	return nil
 }
 
 // splitBlock is the number of consecutive events one split generates
@@ -108,6 +134,11 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 	var ev events
 	start := time.Now()
 	n := s.own(0)
+	if s.restored {
+		// Resume where the checkpoint was, on the same event clock.
+		n = s.own(s.next)
+		start = start.Add(-time.Duration(g.clock.offsetUs(n)) * time.Microsecond)
+	}
 	for n < limit {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -136,7 +167,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 			return err
 		}
 		b := exec.NewColumnarBatch(rec)
-		err = out.Emit(ctx, b)
+		err = exec.EmitThen(ctx, out, b, func() { s.next = n })
 		b.Release()
 		if err != nil {
 			if errors.Is(err, exec.ErrStop) {

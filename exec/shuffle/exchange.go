@@ -357,6 +357,13 @@ func (e *Exchange) OnWatermark(ctx context.Context, wm int64, out exec.Emitter) 
 	return out.EmitWatermark(ctx, wm)
 }
 
+// FlushBeforeBarrier implements exec.BarrierFlusher: the held rows go out
+// before a checkpoint barrier, as before a watermark, so the exchange has
+// no state to snapshot.
+func (e *Exchange) FlushBeforeBarrier(ctx context.Context, out exec.Emitter) error {
+	return e.flushAll(ctx, out)
+}
+
 // Finish flushes every held sub-batch.
 func (e *Exchange) Finish(ctx context.Context, _ int, out exec.Emitter) error {
 	return e.flushAll(ctx, out)

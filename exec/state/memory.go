@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -115,4 +116,100 @@ func RoundTrip(ctx context.Context, mem memory.Allocator, s, r exec.Snapshotter)
 		return fmt.Errorf("restore: %w", err)
 	}
 	return nil
+}
+
+// MemoryStore is an exec.CheckpointStore in memory: each completed
+// checkpoint's stages are Memory stores, for tests of graphs.
+type MemoryStore struct {
+	mem  memory.Allocator
+	mu   sync.Mutex
+	done map[int64]*MemoryCheckpoint
+	last int64
+}
+
+// NewMemoryStore returns an empty store; read batches come from mem.
+func NewMemoryStore(mem memory.Allocator) *MemoryStore {
+	return &MemoryStore{mem: mem, done: map[int64]*MemoryCheckpoint{}}
+}
+
+// MemoryCheckpoint is one checkpoint of a MemoryStore, an
+// exec.CheckpointWriter while it is written and an exec.CheckpointReader
+// once complete.
+type MemoryCheckpoint struct {
+	ID     int64
+	store  *MemoryStore
+	mu     sync.Mutex
+	stages map[int]*Memory
+}
+
+// Begin implements exec.CheckpointStore.
+func (s *MemoryStore) Begin(id int64) (exec.CheckpointWriter, error) {
+	return &MemoryCheckpoint{ID: id, store: s, stages: map[int]*Memory{}}, nil
+}
+
+// Completed lists the complete checkpoints, oldest first.
+func (s *MemoryStore) Completed() []*MemoryCheckpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*MemoryCheckpoint, 0, len(s.done))
+	for _, c := range s.done {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Latest is the newest complete checkpoint (nil: none).
+func (s *MemoryStore) Latest() *MemoryCheckpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done[s.last]
+}
+
+// Stage implements exec.CheckpointWriter.
+func (c *MemoryCheckpoint) Stage(id int) exec.StateWriter {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := NewMemory(c.store.mem)
+	c.stages[id] = m
+	return m
+}
+
+// Commit implements exec.CheckpointWriter.
+func (c *MemoryCheckpoint) Commit() (int64, error) {
+	n := 0
+	c.mu.Lock()
+	for _, m := range c.stages {
+		n += m.Size()
+	}
+	c.mu.Unlock()
+	c.store.mu.Lock()
+	defer c.store.mu.Unlock()
+	c.store.done[c.ID] = c
+	c.store.last = max(c.store.last, c.ID)
+	return int64(n), nil
+}
+
+// Abort implements exec.CheckpointWriter.
+func (c *MemoryCheckpoint) Abort() {}
+
+// StageState is one stage's state in the checkpoint, as written.
+func (c *MemoryCheckpoint) StageState(id int) (*Memory, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.stages[id]
+	return m, ok
+}
+
+// Stage reads are through Reader (exec.CheckpointReader).
+func (c *MemoryCheckpoint) Reader() exec.CheckpointReader { return memCkReader{c} }
+
+type memCkReader struct{ c *MemoryCheckpoint }
+
+func (r memCkReader) Stage(id int) (exec.StateReader, bool) {
+	m, ok := r.c.StageState(id)
+	if !ok {
+		return nil, false
+	}
+	return m.Reader(), true
 }
