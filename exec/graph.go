@@ -40,6 +40,9 @@ type Stage struct {
 	wm     int64
 	nEnded int  // ports that ended
 	done   bool // finished or stopped: further input is refused with ErrStop
+	// wake nudges the timer goroutine of a ProcessingTimer stage (nil for
+	// the others) after a batch: its next timer may have moved.
+	wake chan struct{}
 }
 
 type port struct {
@@ -82,6 +85,9 @@ func (g *Graph) AddOperator(name string, op Operator, inputs ...*Stage) *Stage {
 func (g *Graph) AddOperatorPorts(name string, op Operator, ports int) *Stage {
 	s := &Stage{ID: len(g.stages), Name: name, Op: op, graph: g, columnar: !g.opts.DisableColumnar,
 		wm: MinWatermark, ports: make([]port, ports)}
+	if _, ok := op.(ProcessingTimer); ok {
+		s.wake = make(chan struct{}, 1)
+	}
 	g.stages = append(g.stages, s)
 	return s
 }
@@ -127,6 +133,30 @@ func (g *Graph) Run(ctx context.Context) (err error) {
 			}
 		}
 	}
+	// Processing-time timers run beside the sources, and stop once the
+	// sources have (every input has ended) and before the operators close.
+	timerCtx, stopTimers := context.WithCancel(ctx)
+	var timers sync.WaitGroup
+	defer func() {
+		stopTimers()
+		timers.Wait()
+	}()
+	for _, s := range g.stages {
+		if pt, ok := s.Op.(ProcessingTimer); ok {
+			timers.Add(1)
+			go func() {
+				defer timers.Done()
+				defer func() {
+					if r := recover(); r != nil {
+						cancel(InternalError(s.Name, r))
+					}
+				}()
+				if e := s.timerLoop(timerCtx, pt); e != nil && !errors.Is(e, ErrStop) {
+					cancel(e)
+				}
+			}()
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(g.sources))
 	for _, src := range g.sources {
@@ -143,6 +173,8 @@ func (g *Graph) Run(ctx context.Context) (err error) {
 		}(src)
 	}
 	wg.Wait()
+	stopTimers()
+	timers.Wait()
 	close(errs)
 	for e := range errs {
 		if errors.Is(e, errGraphDone) || errors.Is(e, ErrStop) {
@@ -245,6 +277,7 @@ func (s *Stage) push(ctx context.Context, input int, b *Batch) error {
 	if columnar {
 		st.BatchesColumnarPath.Add(1)
 	}
+	s.nudge()
 	if !wasMat && b.Materialized() && out.matDownstream != b {
 		st.BatchesMaterialized.Add(1)
 		st.RowsMaterialized.Add(int64(b.Len()))

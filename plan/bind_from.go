@@ -208,7 +208,7 @@ func (b *binder) computed(e *Entry, n Node, sc *scope) (Node, *scope, error) {
 		}
 		exprs = append(exprs, x)
 		names = append(names, c.Name)
-		out.cols = append(out.cols, column{qual: sc.cols[0].qual, name: c.Name, typ: x.Type()})
+		out.cols = append(out.cols, column{qual: sc.cols[0].qual, name: c.Name, typ: x.Type(), proctime: isProcTime(x, sc)})
 	}
 	return NewProject(n, exprs, names), out, nil
 }

@@ -86,6 +86,10 @@ func Kinds() []Kind {
 			return NewWindowAggregate(WindowSpec{Kind: Tumble, Size: time.Second}, 4, []int{0},
 				[]AggSpec{{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64}}, windowAggOut, mem)
 		}, 1},
+		{"proctime_window_aggregate", func(mem memory.Allocator) exec.Operator {
+			return NewProcTimeWindowAggregate(WindowSpec{Kind: Tumble, Size: time.Second}, 4, []int{0},
+				[]AggSpec{{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64}}, windowAggOut, mem)
+		}, 1},
 		{"window_assign", func(mem memory.Allocator) exec.Operator {
 			return NewWindowAssign(WindowSpec{Kind: Tumble, Size: time.Second}, 4, windowAssignOut, mem)
 		}, 1},
