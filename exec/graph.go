@@ -7,6 +7,7 @@ import (
 	"log"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,6 +19,12 @@ type Graph struct {
 	stages  []*Stage
 	sources []*Stage
 	opts    Options
+
+	// terminals counts the terminal stages not yet done; the last one to
+	// finish or stop ends the run (cancel), so a LIMIT reached over an
+	// unbounded source does not wait for that source's next batch.
+	terminals atomic.Int64
+	cancel    context.CancelCauseFunc
 }
 
 // Stage is one node: a source or an operator, with its counters. An
@@ -114,6 +121,12 @@ var errGraphDone = errors.New("exec: graph done")
 func (g *Graph) Run(ctx context.Context) (err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	g.cancel = cancel
+	for _, s := range g.stages {
+		if len(s.outs) == 0 && s.Op != nil {
+			g.terminals.Add(1)
+		}
+	}
 	trackGraph(g) // per-kind totals for /metrics (stats.go)
 	defer untrackGraph(g)
 	defer func() {
@@ -289,8 +302,7 @@ func (s *Stage) push(ctx context.Context, input int, b *Batch) error {
 // consumers' input ends and later input is refused.
 func (s *Stage) afterCall(ctx context.Context, err error) error {
 	if errors.Is(err, ErrStop) {
-		s.done = true
-		s.Stats.Finished.Store(true)
+		s.markDone()
 		if ferr := s.finishOutputs(ctx); ferr != nil {
 			return ferr
 		}
@@ -381,9 +393,19 @@ func (s *Stage) endPortLocked(ctx context.Context, p int) error {
 	if s.nEnded < len(s.ports) {
 		return s.afterCall(ctx, s.advance(ctx))
 	}
+	s.markDone()
+	return s.finishOutputs(ctx)
+}
+
+// markDone ends the stage (its lock held); the last terminal stage to end
+// ends the run.
+func (s *Stage) markDone() {
 	s.done = true
 	s.Stats.Finished.Store(true)
-	return s.finishOutputs(ctx)
+	g := s.graph
+	if len(s.outs) == 0 && s.Op != nil && g.terminals.Add(-1) == 0 && g.cancel != nil {
+		g.cancel(errGraphDone)
+	}
 }
 
 // stageEmitter forwards a stage's output to its consumers and counts it.

@@ -16,9 +16,23 @@ func (b *binder) bindJoin(j *ast.Join, outer *scope) (Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	right, rs, err := b.bindTableExpr(j.Right, outer)
+	rightExpr, asOf := j.Right, ast.Expr(nil)
+	if tn, ok := j.Right.(*ast.TableName); ok && tn.AsOf != nil {
+		c := *tn
+		c.AsOf, asOf = nil, tn.AsOf
+		rightExpr = &c
+	}
+	right, rs, err := b.bindTableExpr(rightExpr, outer)
 	if err != nil {
 		return nil, nil, err
+	}
+	if asOf != nil {
+		if err := b.checkTemporalJoin(j, asOf, ls, right, rs); err != nil {
+			return nil, nil, err
+		}
+		if j.On == nil {
+			return nil, nil, b.errAt(j, "a temporal join needs an ON condition with an equality on the table's columns")
+		}
 	}
 	kind := map[ast.JoinKind]JoinKind{ast.InnerJoin: JoinInner, ast.CrossJoin: JoinInner, ast.LeftJoin: JoinLeft,
 		ast.RightJoin: JoinRight, ast.FullJoin: JoinFull}[j.Kind]
@@ -76,7 +90,7 @@ func (b *binder) bindJoin(j *ast.Join, outer *scope) (Node, *scope, error) {
 	case j.Kind != ast.CrossJoin && j.Kind != ast.InnerJoin && !j.Natural:
 		return nil, nil, b.errAt(j, "%s JOIN needs an ON or USING condition", kind)
 	}
-	n, sc, err := b.joinNodes(left, ls, right, rs, kind, on, j)
+	n, sc, err := b.joinNodes(left, ls, right, rs, kind, on, j, asOf != nil)
 	if err != nil || len(using) == 0 {
 		return n, sc, err
 	}
@@ -134,8 +148,10 @@ func (b *binder) usingColumns(n Node, sc, ls, rs *scope, kind JoinKind, using []
 // right input is unbounded, or the left one of a FULL join, or an input is
 // a changelog, or the session plans streams, it is a streaming join: both
 // inputs held in state, a LEFT/FULL join's result then a changelog. A
-// RIGHT join is planned as a LEFT join of the swapped inputs.
-func (b *binder) joinNodes(left Node, ls *scope, right Node, rs *scope, kind JoinKind, on Expr, at ast.Node) (Node, *scope, error) {
+// RIGHT join is planned as a LEFT join of the swapped inputs. A lookup
+// join (FOR SYSTEM_TIME AS OF) hashes its bounded right input in either
+// mode, and its result is append-only.
+func (b *binder) joinNodes(left Node, ls *scope, right Node, rs *scope, kind JoinKind, on Expr, at ast.Node, lookup bool) (Node, *scope, error) {
 	swap := kind == JoinRight
 	if swap {
 		kind = JoinLeft
@@ -159,14 +175,14 @@ func (b *binder) joinNodes(left Node, ls *scope, right Node, rs *scope, kind Joi
 		}
 	}
 	changelogIn := ls.changelog || rs.changelog
-	jn := &Join{Left: left, Right: right, Kind: kind, On: on, LeftOp: -1, RightOp: -1}
+	jn := &Join{Left: left, Right: right, Kind: kind, On: on, LeftOp: -1, RightOp: -1, Lookup: lookup}
 	if on != nil {
 		jn.Cond = b.source(at)
 		if j, ok := at.(*ast.Join); ok && j.On != nil {
 			jn.Cond = b.source(j.On)
 		}
 	}
-	jn.Stream = changelogIn || !b.finite(right) || (kind == JoinFull && !b.finite(left))
+	jn.Stream = !lookup && (changelogIn || !b.finite(right) || (kind == JoinFull && !b.finite(left)))
 	out := joinScopes(ls, rs)
 	if jn.Stream {
 		if ls.changelog {
@@ -268,3 +284,31 @@ func swapBack(jn *Join, ls, rs *scope) (Node, *scope) {
 
 // joinKindText names a join in SQL terms for errors.
 func joinKindText(k JoinKind) string { return strings.ToUpper(k.String()) + " JOIN" }
+
+// checkTemporalJoin checks JOIN t FOR SYSTEM_TIME AS OF x: x must be a
+// processing-time attribute of the left input, and t a bounded table the
+// join looks rows up in (a lookup join). A versioned table joined at an
+// event time is not supported yet.
+func (b *binder) checkTemporalJoin(j *ast.Join, asOf ast.Expr, ls *scope, right Node, rs *scope) error {
+	if j.Kind != ast.InnerJoin && j.Kind != ast.LeftJoin {
+		return b.errAt(j, "a temporal join (FOR SYSTEM_TIME AS OF) is an INNER or LEFT JOIN")
+	}
+	if j.Natural || j.Using != nil {
+		return b.errAt(j, "a temporal join (FOR SYSTEM_TIME AS OF) takes an ON condition, not NATURAL or USING")
+	}
+	x, err := b.bindExpr(asOf, ls, &exprCtx{clause: "FOR SYSTEM_TIME AS OF"})
+	if err != nil {
+		return err
+	}
+	if !isProcTime(x, ls) {
+		if _, ok := x.Type().(*arrow.TimestampType); ok {
+			return b.errAt(asOf, "FOR SYSTEM_TIME AS OF %s: joining a versioned table at an event time is not supported yet; "+
+				"a lookup join at processing time is (AS OF a PROCTIME() attribute)", asOf)
+		}
+		return b.errAt(asOf, "FOR SYSTEM_TIME AS OF %s: expected a PROCTIME() attribute of the left input", asOf)
+	}
+	if rs.changelog || !Finite(right) {
+		return b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: a lookup join reads a bounded table, and this one is unbounded", asOf)
+	}
+	return nil
+}

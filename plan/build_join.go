@@ -31,6 +31,9 @@ func (b *builder) batchJoin(x *Join, l, r *Stage) (*Stage, error) {
 	if x.Residual != nil {
 		residual = x.Residual.Compile()
 	}
+	if len(x.LeftKeys) == 0 && x.Lookup {
+		return nil, fmt.Errorf("a temporal join (FOR SYSTEM_TIME AS OF) needs an equality between a column of the table and the left input: %s", cond)
+	}
 	if len(x.LeftKeys) == 0 {
 		// No key: every right row is a candidate for every left row. One
 		// instance holds the right input; the left stays parallel, and
@@ -46,6 +49,9 @@ func (b *builder) batchJoin(x *Join, l, r *Stage) (*Stage, error) {
 	spec := ops.HashJoinSpec{Type: opsJoinType(x.Kind), LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 		NullSafe: x.NullSafe, NullAware: x.NullAware, Residual: residual, Out: x.schema}
 	mk := func() exec.Operator { return ops.NewHashJoinSpec(spec, mem) }
+	if x.Lookup {
+		return b.lookupJoin(x, spec, kind+" ON "+cond, l, r), nil
+	}
 	if x.Broadcast > 0 && len(l.Instances) > 1 {
 		detail := fmt.Sprintf("%s ON %s; build side (%d rows) broadcast to %d subtasks", kind, cond, x.Broadcast, len(l.Instances))
 		return b.op("HashJoin", detail, mk, wireBroadcast, nil, l, r), nil
@@ -120,4 +126,18 @@ func (b *builder) buildSetOp(x *SetOp) (*Stage, error) {
 	schema, mem := x.Schema(), b.opts.Mem
 	return b.op("SetOp", name, func() exec.Operator { return ops.NewSetOp(kind, x.All, schema, mem) },
 		wireKeyed, [][]int{all, all}, l, r), nil
+}
+
+// lookupJoin plans a processing-time temporal join: the hash join's
+// wiring (the table broadcast to every probe subtask when the broadcast
+// rule chose it, else both sides hashed on the keys), with the lookup
+// join operator.
+func (b *builder) lookupJoin(x *Join, spec ops.HashJoinSpec, detail string, l, r *Stage) *Stage {
+	mem := b.opts.Mem
+	mk := func() exec.Operator { return ops.NewLookupJoin(spec, mem) }
+	detail += "; FOR SYSTEM_TIME AS OF processing time"
+	if x.Broadcast > 0 && len(l.Instances) > 1 {
+		return b.op("LookupJoin", fmt.Sprintf("%s; table (%d rows) broadcast to %d subtasks", detail, x.Broadcast, len(l.Instances)), mk, wireBroadcast, nil, l, r)
+	}
+	return b.op("LookupJoin", detail, mk, wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r)
 }

@@ -124,6 +124,10 @@ type Join struct {
 	// Time bounds a streaming join's state by event time (interval and
 	// window joins); nil: the state grows with the inputs.
 	Time *ops.TimeBound
+	// Lookup: a processing-time temporal join (FOR SYSTEM_TIME AS OF) of
+	// the left stream against the bounded right table; INNER or LEFT, never
+	// reordered.
+	Lookup bool
 	// Broadcast, when above zero, is the build side's row count and the
 	// join sends it whole to every probe subtask (the broadcast rule).
 	Broadcast int64

@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -67,11 +68,18 @@ func RegisterFormatFactory(name string, f connectors.Factory) {
 }
 
 // filesystemFactory is the 'filesystem' connector: options 'path'
-// (required; file, glob or directory) and 'format' (default 'parquet').
+// (required; file, glob or directory), 'format' (default 'parquet') and
+// 'source.monitor-interval' (read as a stream of files; see
+// MonitoredTable).
 func filesystemFactory(options map[string]string, declared *arrow.Schema) (connectors.Table, error) {
 	path := options["path"]
 	if path == "" {
 		return nil, fmt.Errorf("filesystem connector: option 'path' is required")
+	}
+	if local, ok := strings.CutPrefix(path, "file://"); ok {
+		// Flink's local file URL (file:///tmp/x): the path itself.
+		options = maps.Clone(options)
+		options["path"] = local
 	}
 	name := strings.ToLower(options["format"])
 	if name == "" {
@@ -90,6 +98,9 @@ func filesystemFactory(options map[string]string, declared *arrow.Schema) (conne
 		}
 		sort.Strings(known)
 		return nil, fmt.Errorf("filesystem connector: unknown format '%s' (supported: %s)", name, strings.Join(known, ", "))
+	}
+	if _, ok := options[monitorOption]; ok {
+		return newMonitoredTable(name, open, options, declared) // a stream of files: monitor.go
 	}
 	return open(options, declared)
 }

@@ -69,6 +69,9 @@ func Kinds() []Kind {
 		{"hash_join", func(mem memory.Allocator) exec.Operator {
 			return NewHashJoin(Inner, []int{0}, []int{0}, joined, mem)
 		}, 2},
+		{"lookup_join", func(mem memory.Allocator) exec.Operator {
+			return NewLookupJoin(HashJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0}, Out: joined}, mem)
+		}, 2},
 		{"nested_loop_join", func(mem memory.Allocator) exec.Operator {
 			return NewNestedLoopJoin(NestedLoopJoinSpec{Type: Inner, Out: joined}, mem)
 		}, 2},
