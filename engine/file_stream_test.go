@@ -204,3 +204,70 @@ func TestFileStreamFromKafkaThroughParquet(t *testing.T) {
 		t.Fatalf("the query (LIMIT 2) ended with %v", err)
 	}
 }
+
+// The same pipeline with one unbounded INSERT: the Parquet sink rolls its
+// file every 100 ms ('sink.rolling-policy.rollover-interval'), so the
+// monitoring query sees the topic's rows while the INSERT still runs.
+func TestFileStreamLiveInsertRolls(t *testing.T) {
+	ctx := t.Context()
+	broker, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: []string{"raw:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broker.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker.Addr()), kgo.DefaultProduceTopic("raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	produce := func(sec int) {
+		var recs []*kgo.Record
+		for i := 0; i < 10; i++ {
+			recs = append(recs, &kgo.Record{Value: fmt.Appendf(nil, `{"k": 1, "ts": "2026-01-01 00:00:%02d"}`, sec+i)})
+		}
+		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	ws := NewSession(SessionOptions{NoDemoCatalog: true})
+	defer ws.Close()
+	mustExec(t, ws, fmt.Sprintf("CREATE TABLE raw (k BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'kafka', 'topic' = 'raw', "+
+		"'properties.bootstrap.servers' = '%s', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset')", broker.Addr()))
+	mustExec(t, ws, fmt.Sprintf("CREATE TABLE pq (k BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '%s', "+
+		"'format' = 'parquet', 'sink.rolling-policy.rollover-interval' = '100 ms')", dir))
+	insCtx, stopInsert := context.WithCancel(ctx)
+	inserted := make(chan error, 1)
+	go func() {
+		_, err := ws.Execute(insCtx, "INSERT INTO pq SELECT k, ts FROM raw", &rowsWriter{}, ExecOptions{})
+		inserted <- err
+	}()
+	defer func() {
+		stopInsert()
+		<-inserted
+	}()
+
+	rs := NewSession(SessionOptions{NoDemoCatalog: true})
+	defer rs.Close()
+	mustExec(t, rs, monitoredDDL(dir, "parquet"))
+	w, done, stop := startQuery(t, rs, fileStreamQuery)
+	defer stop()
+
+	produce(0)
+	produce(10)
+	if start, cnt := nextWindow(t, w, done); start != fileStreamBase || cnt != 10 {
+		t.Fatalf("first window: start %d count %d, want %d and 10", start, cnt, fileStreamBase)
+	}
+	produce(20)
+	if start, cnt := nextWindow(t, w, done); start != fileStreamBase+10_000 || cnt != 10 {
+		t.Fatalf("second window: start %d count %d, want %d and 10", start, cnt, fileStreamBase+10_000)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the query (LIMIT 2) ended with %v", err)
+	}
+	select {
+	case err := <-inserted:
+		t.Fatalf("the unbounded INSERT ended by itself: %v", err)
+	default:
+	}
+}

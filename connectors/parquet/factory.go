@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/sql"
 )
 
 // FormatOpener opens a filesystem table of one format at path.
@@ -106,7 +107,11 @@ func filesystemFactory(options map[string]string, declared *arrow.Schema) (conne
 }
 
 // parquetOptions are the options 'format' = 'parquet' accepts.
-var parquetOptions = []string{"connector", "path", "format"}
+var parquetOptions = []string{"connector", "path", "format", rolloverOption}
+
+// rolloverOption is Flink's rolling policy interval: a sink into a
+// directory publishes a file at least this often (see Dataset.rollover).
+const rolloverOption = "sink.rolling-policy.rollover-interval"
 
 // parquetFactory opens a Dataset: readable when files exist, writable by
 // INSERT INTO always. An unknown option is an error rather than ignored, so
@@ -127,5 +132,16 @@ func parquetFactory(options map[string]string, declared *arrow.Schema) (connecto
 				k, strings.Join(parquetOptions, ", "))
 		}
 	}
-	return OpenDataset(options["path"], declared)
+	d, err := OpenDataset(options["path"], declared)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := options[rolloverOption]; ok {
+		iv, err := sql.ParseDuration(v)
+		if err != nil || iv <= 0 {
+			return nil, fmt.Errorf("filesystem connector: '%s' = '%s': want a positive duration such as '1s'", rolloverOption, v)
+		}
+		d.rollover = iv
+	}
+	return d, nil
 }

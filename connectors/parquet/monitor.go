@@ -75,13 +75,11 @@ func newMonitoredTable(format string, f connectors.Factory, options map[string]s
 		t.schema = first.Schema()
 	}
 	if format == "parquet" {
-		// The dataset writes (INSERT INTO); with no files yet it is
-		// only that.
-		d, err := OpenDataset(t.path, t.schema)
-		if err != nil {
+		// The dataset writes (INSERT INTO), with the table's options;
+		// with no files yet it is only that.
+		if t.sink, err = f(rest, t.schema); err != nil {
 			return nil, err
 		}
-		t.sink = d
 	}
 	return t, nil
 }
