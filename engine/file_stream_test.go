@@ -151,21 +151,23 @@ func TestFileStreamWindows(t *testing.T) {
 	}
 }
 
-// Kafka -> clink -> Parquet files -> clink, live: a query monitoring the
-// directory sees each INSERT's rows (read from the topic) as it lands.
-func TestFileStreamFromKafkaThroughParquet(t *testing.T) {
+// rawTopic starts an embedded broker holding the topic 'raw' and returns
+// its address and a producer of ten JSON rows (k = 1, ts from sec to
+// sec+9 s).
+func rawTopic(t *testing.T) (addr string, produce func(sec int)) {
+	t.Helper()
 	ctx := t.Context()
 	broker, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: []string{"raw:1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer broker.Close()
+	t.Cleanup(broker.Close)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(broker.Addr()), kgo.DefaultProduceTopic("raw"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
-	produce := func(sec int) {
+	t.Cleanup(cl.Close)
+	return broker.Addr(), func(sec int) {
 		var recs []*kgo.Record
 		for i := 0; i < 10; i++ {
 			recs = append(recs, &kgo.Record{Value: fmt.Appendf(nil, `{"k": 1, "ts": "2026-01-01 00:00:%02d"}`, sec+i)})
@@ -174,12 +176,18 @@ func TestFileStreamFromKafkaThroughParquet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Kafka -> clink -> Parquet files -> clink, live: a query monitoring the
+// directory sees each INSERT's rows (read from the topic) as it lands.
+func TestFileStreamFromKafkaThroughParquet(t *testing.T) {
+	addr, produce := rawTopic(t)
 	dir := t.TempDir()
 	ws := NewSession(SessionOptions{NoDemoCatalog: true})
 	defer ws.Close()
 	mustExec(t, ws, fmt.Sprintf("CREATE TABLE raw (k BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'kafka', 'topic' = 'raw', "+
 		"'properties.bootstrap.servers' = '%s', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset', "+
-		"'scan.bounded.mode' = 'latest-offset')", broker.Addr()))
+		"'scan.bounded.mode' = 'latest-offset')", addr))
 	mustExec(t, ws, fmt.Sprintf("CREATE TABLE pq (k BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'parquet')", dir))
 
 	rs := NewSession(SessionOptions{NoDemoCatalog: true})
@@ -209,34 +217,15 @@ func TestFileStreamFromKafkaThroughParquet(t *testing.T) {
 // file every 100 ms ('sink.rolling-policy.rollover-interval'), so the
 // monitoring query sees the topic's rows while the INSERT still runs.
 func TestFileStreamLiveInsertRolls(t *testing.T) {
-	ctx := t.Context()
-	broker, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: []string{"raw:1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer broker.Close()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(broker.Addr()), kgo.DefaultProduceTopic("raw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	produce := func(sec int) {
-		var recs []*kgo.Record
-		for i := 0; i < 10; i++ {
-			recs = append(recs, &kgo.Record{Value: fmt.Appendf(nil, `{"k": 1, "ts": "2026-01-01 00:00:%02d"}`, sec+i)})
-		}
-		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	addr, produce := rawTopic(t)
 	dir := t.TempDir()
 	ws := NewSession(SessionOptions{NoDemoCatalog: true})
 	defer ws.Close()
 	mustExec(t, ws, fmt.Sprintf("CREATE TABLE raw (k BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'kafka', 'topic' = 'raw', "+
-		"'properties.bootstrap.servers' = '%s', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset')", broker.Addr()))
+		"'properties.bootstrap.servers' = '%s', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset')", addr))
 	mustExec(t, ws, fmt.Sprintf("CREATE TABLE pq (k BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '%s', "+
 		"'format' = 'parquet', 'sink.rolling-policy.rollover-interval' = '100 ms')", dir))
-	insCtx, stopInsert := context.WithCancel(ctx)
+	insCtx, stopInsert := context.WithCancel(t.Context())
 	inserted := make(chan error, 1)
 	go func() {
 		_, err := ws.Execute(insCtx, "INSERT INTO pq SELECT k, ts FROM raw", &rowsWriter{}, ExecOptions{})

@@ -77,3 +77,16 @@ func (s *Stage) nudge() {
 	default:
 	}
 }
+
+// Sleep waits for d or until ctx ends, whichever is first (then it
+// returns ctx.Err()): how a source paces itself or polls.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -87,25 +87,15 @@ func (t *Table) Describe() string {
 
 // Open implements connectors.Table.
 func (t *Table) Open(spec connectors.ScanSpec) (exec.Source, error) {
-	cols := spec.Columns
-	if cols == nil {
-		cols = make([]int, t.schema.NumFields())
-		for i := range cols {
-			cols[i] = i
-		}
-	}
-	fs := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		if c < 0 || c >= t.schema.NumFields() {
-			return nil, fmt.Errorf("filesystem csv: column %d out of range", c)
-		}
-		fs[i] = t.schema.Field(c)
+	cols, out, err := connectors.ScanColumns(t.schema, spec)
+	if err != nil {
+		return nil, fmt.Errorf("filesystem csv: %w", err)
 	}
 	size := spec.BatchSize
 	if size <= 0 {
 		size = defaultBatchSize
 	}
-	return &source{t: t, cols: cols, out: arrow.NewSchema(fs, nil), size: size}, nil
+	return &source{t: t, cols: cols, out: out, size: size}, nil
 }
 
 // source reads the files in order, one batch per chunk of rows.

@@ -154,7 +154,7 @@ func (t *MonitoredTable) list() ([]string, error) {
 // by one instance, which keeps the set of files read).
 func (t *MonitoredTable) Open(spec connectors.ScanSpec) (exec.Source, error) {
 	spec.Split, spec.Splits, spec.Share = 0, 0, nil
-	return &monitorSource{t: t, spec: spec, seen: map[string]bool{}, sleep: sleepCtx}, nil
+	return &monitorSource{t: t, spec: spec, seen: map[string]bool{}, sleep: exec.Sleep}, nil
 }
 
 // monitorSource reads each file as it appears.
@@ -175,17 +175,6 @@ func (s *monitorSource) Capabilities() exec.Capabilities {
 // Report implements exec.Reporter.
 func (s *monitorSource) Report() exec.OperatorReport {
 	return exec.OperatorReport{Counters: []exec.NamedCount{{Name: "files read", Value: s.files}}}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Run reads the new files, waits an interval, and again, until ctx ends
