@@ -72,6 +72,9 @@ func Kinds() []Kind {
 		{"lookup_join", func(mem memory.Allocator) exec.Operator {
 			return NewLookupJoin(HashJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0}, Out: joined}, mem)
 		}, 2},
+		{"temporal_join", func(mem memory.Allocator) exec.Operator {
+			return NewTemporalJoin(TemporalJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0}, LeftTime: 4, RightTime: 4, Out: joined}, mem)
+		}, 2},
 		{"nested_loop_join", func(mem memory.Allocator) exec.Operator {
 			return NewNestedLoopJoin(NestedLoopJoinSpec{Type: Inner, Out: joined}, mem)
 		}, 2},
