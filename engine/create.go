@@ -89,7 +89,8 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 	if err != nil {
 		return Outcome{}, at(x, fmt.Sprintf("table '%s': %v", name, err))
 	}
-	entry := &plan.Entry{Name: name, Table: tbl, Connector: cname, Options: options, Computed: computed, Watermark: wm}
+	entry := &plan.Entry{Name: name, Table: tbl, Connector: cname, Options: options, Computed: computed, Watermark: wm,
+		PrimaryKey: primaryKey(x)}
 	if len(computed) > 0 || wm != nil {
 		// Bind once now so a bad computed column or watermark fails the
 		// CREATE, not the first query.
@@ -156,4 +157,22 @@ func legacyOptions(options map[string]string) {
 			options[to] = v
 		}
 	}
+}
+
+// primaryKey is the columns of the table's PRIMARY KEY (the clause or an
+// inline column constraint), nil without one.
+func primaryKey(x *ast.CreateTable) []string {
+	if x.PrimaryKey != nil {
+		var out []string
+		for _, c := range x.PrimaryKey.Columns {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	for _, c := range x.Columns {
+		if c.PrimaryKey {
+			return []string{c.Name.Name}
+		}
+	}
+	return nil
 }

@@ -80,7 +80,7 @@ func TestLookupJoinErrors(t *testing.T) {
 	runRows(t, s, "CREATE TABLE inf (auction BIGINT, bidder BIGINT) WITH ('connector' = 'nexmark', 'table' = 'bid')")
 	runRows(t, s, "CREATE TABLE side (key BIGINT, v VARCHAR) WITH ('connector' = 'filesystem', 'path' = '"+side+"', 'format' = 'csv')")
 	for q, want := range map[string]string{
-		"SELECT * FROM b JOIN side FOR SYSTEM_TIME AS OF b.`dateTime` ON b.auction = side.key":                              "versioned table at an event time is not supported yet",
+		"SELECT * FROM b JOIN side FOR SYSTEM_TIME AS OF b.`dateTime` ON b.auction = side.key":                              "is not a versioned table",
 		"SELECT * FROM pb JOIN side FOR SYSTEM_TIME AS OF pb.price ON pb.auction = side.key":                                "expected a PROCTIME() attribute",
 		"SELECT * FROM pb RIGHT JOIN side FOR SYSTEM_TIME AS OF pb.p ON pb.auction = side.key":                              "INNER or LEFT JOIN",
 		"SELECT * FROM side JOIN pb FOR SYSTEM_TIME AS OF side.key ON pb.auction = side.key":                                "expected a PROCTIME() attribute",

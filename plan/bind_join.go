@@ -26,8 +26,9 @@ func (b *binder) bindJoin(j *ast.Join, outer *scope) (Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	var versioned *VersionedJoin
 	if asOf != nil {
-		if err := b.checkTemporalJoin(j, asOf, ls, right, rs); err != nil {
+		if versioned, err = b.checkTemporalJoin(j, rightExpr.(*ast.TableName), asOf, ls, left, right, rs); err != nil {
 			return nil, nil, err
 		}
 		if j.On == nil {
@@ -91,6 +92,9 @@ func (b *binder) bindJoin(j *ast.Join, outer *scope) (Node, *scope, error) {
 		return nil, nil, b.errAt(j, "%s JOIN needs an ON or USING condition", kind)
 	}
 	n, sc, err := b.joinNodes(left, ls, right, rs, kind, on, j, asOf != nil)
+	if jn, ok := n.(*Join); ok && err == nil && versioned != nil {
+		jn.Lookup, jn.Versioned = false, versioned
+	}
 	if err != nil || len(using) == 0 {
 		return n, sc, err
 	}
@@ -285,30 +289,56 @@ func swapBack(jn *Join, ls, rs *scope) (Node, *scope) {
 // joinKindText names a join in SQL terms for errors.
 func joinKindText(k JoinKind) string { return strings.ToUpper(k.String()) + " JOIN" }
 
-// checkTemporalJoin checks JOIN t FOR SYSTEM_TIME AS OF x: x must be a
-// processing-time attribute of the left input, and t a bounded table the
-// join looks rows up in (a lookup join). A versioned table joined at an
-// event time is not supported yet.
-func (b *binder) checkTemporalJoin(j *ast.Join, asOf ast.Expr, ls *scope, right Node, rs *scope) error {
+// checkTemporalJoin checks JOIN t FOR SYSTEM_TIME AS OF x. When x is a
+// processing-time attribute of the left input, t is a bounded table the
+// join looks rows up in (a lookup join: nil is returned). When x is an
+// event-time attribute, t must be a versioned table: a PRIMARY KEY and a
+// WATERMARK; the join is an event-time temporal join.
+func (b *binder) checkTemporalJoin(j *ast.Join, tn *ast.TableName, asOf ast.Expr, ls *scope, left, right Node, rs *scope) (*VersionedJoin, error) {
 	if j.Kind != ast.InnerJoin && j.Kind != ast.LeftJoin {
-		return b.errAt(j, "a temporal join (FOR SYSTEM_TIME AS OF) is an INNER or LEFT JOIN")
+		return nil, b.errAt(j, "a temporal join (FOR SYSTEM_TIME AS OF) is an INNER or LEFT JOIN")
 	}
 	if j.Natural || j.Using != nil {
-		return b.errAt(j, "a temporal join (FOR SYSTEM_TIME AS OF) takes an ON condition, not NATURAL or USING")
+		return nil, b.errAt(j, "a temporal join (FOR SYSTEM_TIME AS OF) takes an ON condition, not NATURAL or USING")
 	}
 	x, err := b.bindExpr(asOf, ls, &exprCtx{clause: "FOR SYSTEM_TIME AS OF"})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if !isProcTime(x, ls) {
-		if _, ok := x.Type().(*arrow.TimestampType); ok {
-			return b.errAt(asOf, "FOR SYSTEM_TIME AS OF %s: joining a versioned table at an event time is not supported yet; "+
-				"a lookup join at processing time is (AS OF a PROCTIME() attribute)", asOf)
+	if isProcTime(x, ls) {
+		if rs.changelog || !Finite(right) {
+			return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: a lookup join reads a bounded table, and this one is unbounded", asOf)
 		}
-		return b.errAt(asOf, "FOR SYSTEM_TIME AS OF %s: expected a PROCTIME() attribute of the left input", asOf)
+		return nil, nil
 	}
-	if rs.changelog || !Finite(right) {
-		return b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: a lookup join reads a bounded table, and this one is unbounded", asOf)
+	c, isCol := x.(*ColRef)
+	if !isCol || !rowtimes(left)[c.Index] {
+		return nil, b.errAt(asOf, "FOR SYSTEM_TIME AS OF %s: expected a PROCTIME() attribute (a lookup join) or an event-time attribute "+
+			"(a column with a WATERMARK: a versioned table join) of the left input", asOf)
 	}
-	return nil
+	name := tn.Name.Parts[len(tn.Name.Parts)-1].Name
+	e, ok := b.cat.Lookup(name)
+	if !ok || e.IsView() || len(e.PrimaryKey) == 0 || e.Watermark == nil {
+		return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: '%s' is not a versioned table: declare a PRIMARY KEY (...) NOT ENFORCED and a WATERMARK", asOf, name)
+	}
+	if rs.changelog {
+		return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: a versioned table read as an updating result is not supported yet", asOf)
+	}
+	v := &VersionedJoin{LeftTime: c.Index, RightTime: -1}
+	for i, rt := range rowtimes(right) {
+		if rt && strings.EqualFold(rs.cols[i].name, e.Watermark.Column) {
+			v.RightTime = i
+		}
+	}
+	if v.RightTime < 0 {
+		return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: '%s' has no event-time column", asOf, name)
+	}
+	for _, k := range e.PrimaryKey {
+		i, err := rs.resolve("", k)
+		if err != nil {
+			return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: PRIMARY KEY column '%s': %v", asOf, k, err)
+		}
+		v.PrimaryKey = append(v.PrimaryKey, i)
+	}
+	return v, nil
 }
