@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/connectors/parquet"
 	"github.com/clink-sql/clink/plan"
 	"github.com/clink-sql/clink/sql"
 	"github.com/clink-sql/clink/sql/ast"
@@ -87,6 +89,9 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 	}
 	tbl, err := f(options, declared)
 	if err != nil {
+		if declared == nil && errors.Is(err, parquet.ErrNoFiles) {
+			return Outcome{}, at(x, fmt.Sprintf("table '%s': %v (declare the columns to create a table that INSERT INTO writes)", name, err))
+		}
 		return Outcome{}, at(x, fmt.Sprintf("table '%s': %v", name, err))
 	}
 	entry := &plan.Entry{Name: name, Table: tbl, Connector: cname, Options: options, Computed: computed, Watermark: wm,
@@ -113,6 +118,23 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 		msg += " " + out.Message
 	}
 	return Outcome{Message: msg}, nil
+}
+
+// primaryKey is the columns of x's PRIMARY KEY, from the table constraint
+// or a column's inline PRIMARY KEY.
+func primaryKey(x *ast.CreateTable) []string {
+	var key []string
+	if x.PrimaryKey != nil {
+		for _, c := range x.PrimaryKey.Columns {
+			key = append(key, c.Name)
+		}
+	}
+	for _, c := range x.Columns {
+		if c.PrimaryKey {
+			key = append(key, c.Name.Name)
+		}
+	}
+	return key
 }
 
 func hasMetadata(cols []*ast.ColumnDef) bool {
@@ -157,22 +179,4 @@ func legacyOptions(options map[string]string) {
 			options[to] = v
 		}
 	}
-}
-
-// primaryKey is the columns of the table's PRIMARY KEY (the clause or an
-// inline column constraint), nil without one.
-func primaryKey(x *ast.CreateTable) []string {
-	if x.PrimaryKey != nil {
-		var out []string
-		for _, c := range x.PrimaryKey.Columns {
-			out = append(out, c.Name)
-		}
-		return out
-	}
-	for _, c := range x.Columns {
-		if c.PrimaryKey {
-			return []string{c.Name.Name}
-		}
-	}
-	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/clink-sql/clink/connectors/kafka"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/plan"
@@ -47,6 +48,10 @@ type Session struct {
 	// indexes are CREATE INDEX names (lower-case) and their tables: clink
 	// keeps no index, but DROP INDEX must know which exist.
 	indexes map[string]string
+	// demo is the demo catalog's 'nexmark' entry (nil without the demo),
+	// replaced when SET 'scan.startup.mode' changes where it starts.
+	demo        *plan.Entry
+	demoBrokers func() (string, error)
 }
 
 // NewSession returns a session. Nothing is started until a statement needs it.
@@ -56,7 +61,7 @@ func NewSession(opts SessionOptions) *Session {
 		s.mem = memory.DefaultAllocator
 	}
 	if !opts.NoDemoCatalog {
-		registerDemo(s.cat, demoBrokers)
+		s.registerDemo(demoBrokers)
 	}
 	return s
 }
@@ -152,9 +157,13 @@ func (s *Session) execute(ctx context.Context, text string, st ast.Statement, w 
 	case *ast.Reset:
 		if x.Key == "" {
 			s.sets = map[string]string{}
+			s.setDemoStartup("")
 			return Outcome{Message: "All session settings reset."}, nil
 		}
 		delete(s.sets, strings.ToLower(x.Key))
+		if strings.EqualFold(x.Key, "scan.startup.mode") {
+			s.setDemoStartup("")
+		}
 		return Outcome{Message: fmt.Sprintf("Setting '%s' reset.", x.Key)}, nil
 	case *ast.Show:
 		return s.show(x, text, w)
@@ -398,6 +407,9 @@ func (s *Session) runQuery(ctx context.Context, q *ast.Query, text string, w Res
 		if ow, ok := w.(OrderedWriter); ok && p.Order != nil {
 			ow.ResultOrder(p.Order)
 		}
+		if kw, ok := w.(KeyedWriter); ok && p.Key != nil {
+			kw.ResultKey(p.Key)
+		}
 		if err := w.Columns(p.Schema, p.Bounded); err != nil {
 			return Outcome{}, err
 		}
@@ -425,6 +437,7 @@ var knownSettings = map[string]string{
 	"scan.late-materialization":        "on|off: Parquet scans evaluate the WHERE first and decode other columns only for rows that pass, and skip pages and row groups by page statistics and dictionaries; off skips whole row groups by their statistics only (CLINK_DISABLE_LATE_MATERIALIZATION)",
 	"sql-client.execution.result-mode": "table|changelog|tableau",
 	"table.exec.state.ttl":             "how long a regular streaming join keeps a row, e.g. '1 h' (default 0: forever)",
+	"scan.startup.mode":                "earliest-offset|latest-offset: where the demo table (nexmark, and its views bid, auction, person) starts reading in the queries that follow (default latest-offset); a table created WITH its own options keeps them",
 	"execution.runtime-mode":           "streaming|batch: streaming plans bounded inputs as streams (streaming joins, changelogs); batch (default) uses batch operators where the inputs are bounded",
 }
 
@@ -480,6 +493,15 @@ func (s *Session) set(x *ast.Set, w ResultWriter) (Outcome, error) {
 		if d, err := sql.ParseDuration(x.Value); err != nil || d < 0 {
 			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want a duration such as '1 h', '30 min' or '0' (keep state forever)", k, x.Value)
 		}
+	}
+	if k == "scan.startup.mode" {
+		switch strings.ToLower(x.Value) {
+		case kafka.StartEarliest, kafka.StartLatest:
+			x.Value = strings.ToLower(x.Value)
+		default:
+			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want 'earliest-offset' or 'latest-offset' (the demo table has no consumer group or start time)", k, x.Value)
+		}
+		s.setDemoStartup(x.Value)
 	}
 	s.sets[k] = x.Value
 	return Outcome{Message: fmt.Sprintf("SET '%s' = '%s'", k, x.Value)}, nil

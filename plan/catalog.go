@@ -26,9 +26,9 @@ type Entry struct {
 	Computed []ComputedColumn
 	// Watermark is the table's WATERMARK FOR clause, if any.
 	Watermark *WatermarkDef
-	// PrimaryKey names the columns of PRIMARY KEY (...) NOT ENFORCED: with
-	// a WATERMARK it makes the table a versioned table a temporal join can
-	// look up at an event time.
+	// PrimaryKey names the table's PRIMARY KEY (NOT ENFORCED) columns, as
+	// declared; DESCRIBE shows them. With a WATERMARK it makes the table a
+	// versioned table, which a temporal join looks up at an event time.
 	PrimaryKey []string
 	// Session marks a table held in memory by the session (CREATE TABLE
 	// without a connector).

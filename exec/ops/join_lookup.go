@@ -159,16 +159,10 @@ func (j *LookupJoin) SnapshotState(_ context.Context, w exec.StateWriter) error 
 	return nil
 }
 
-// discardEmitter swallows what a restore replays: nothing of it is new
-// output (the table's completion replays no waiting rows, and a waiting
-// row produces nothing until the table is complete).
-type discardEmitter struct{}
-
-func (discardEmitter) Emit(context.Context, *exec.Batch) error    { return nil }
-func (discardEmitter) EmitWatermark(context.Context, int64) error { return nil }
-
 // RestoreState implements exec.Snapshotter: the saved batches go through
-// the join again, as they first did.
+// the join again, as they first did, their output discarded: nothing of
+// it is new (the table's completion replays no waiting rows, and a waiting
+// row produces nothing until the table is complete).
 func (j *LookupJoin) RestoreState(ctx context.Context, r exec.StateReader) error {
 	flags, ok, err := r.Value("flags")
 	if err != nil {

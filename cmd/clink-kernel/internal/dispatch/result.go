@@ -1,8 +1,8 @@
 package dispatch
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -11,6 +11,7 @@ import (
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sqlvalue"
 )
@@ -21,53 +22,6 @@ const liveTail = 20
 
 // chartMaxRows caps the rows inlined into a chart's data.
 const chartMaxRows = 10000
-
-// cellOutput sends the outputs of one execute request.
-type cellOutput struct {
-	k      *Kernel
-	parent *wire.Message
-	silent bool
-	count  int
-	opts   cellOptions
-	// lastText is the text/plain of the last output, for history.
-	lastText *string
-}
-
-func (o *cellOutput) publish(msgType string, content map[string]any) {
-	if !o.silent {
-		o.k.publish(o.parent, msgType, content)
-	}
-}
-
-func (o *cellOutput) stdout(text string) {
-	if text == "" {
-		return
-	}
-	if text[len(text)-1] != '\n' {
-		text += "\n"
-	}
-	o.publish("stream", map[string]any{"name": "stdout", "text": text})
-	o.lastText = &text
-}
-
-func (o *cellOutput) stderr(text string) {
-	o.publish("stream", map[string]any{"name": "stderr", "text": text + "\n"})
-}
-
-// outcome shows what a statement returned besides rows.
-func (o *cellOutput) outcome(out engine.Outcome) {
-	o.stdout(out.Message)
-	if out.Text != "" {
-		for _, bundle := range explainBundles(out.Text, out.Explain) {
-			o.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
-		}
-		o.lastText = &out.Text
-	}
-}
-
-func (o *cellOutput) newResult() *resultWriter {
-	return &resultWriter{out: o}
-}
 
 type resultMode int
 
@@ -108,12 +62,14 @@ type resultWriter struct {
 	lastSend  time.Time
 	stopped   string // why the query ended early, for the footer
 	// changelog: an updating result (its first column is the row kind
-	// "op"); the live display shows the current table, the changes applied.
+	// "op"); the live display shows table, the changes applied.
 	changelog bool
+	table     *changelog.Table
 	// order keeps that table in rank order (a continuous top-n; see
-	// ResultOrder) by the row values in raw, which parallels rows.
+	// ResultOrder).
 	order func(a, b exec.Row) int
-	raw   []exec.Row
+	// key is the table's upsert key (see ResultKey), nil for whole rows.
+	key []int
 	// text spells each column's values (sqlvalue's canonical text, as the
 	// shell and CAST(x AS VARCHAR)), reading the Arrow arrays directly.
 	text    []sqlvalue.AppendFunc
@@ -144,13 +100,24 @@ func (w *resultWriter) ResultOrder(keys []ops.SortKey) {
 	w.mu.Unlock()
 }
 
+// ResultKey implements engine.KeyedWriter: the columns that identify a row
+// of the table (an updating GROUP BY's keys).
+func (w *resultWriter) ResultKey(cols []int) {
+	w.mu.Lock()
+	w.key = engine.TableKey(cols)
+	w.mu.Unlock()
+}
+
 // Columns implements engine.ResultWriter.
 func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started = true
+	// A stream's live table or chart is its own progress: it takes over
+	// the progress display's slot, if drawn.
+	var inherited string
 	if !bounded {
-		w.progress.halt()
+		inherited = w.progress.handOver()
 	}
 	w.cols = make([]column, schema.NumFields())
 	w.text = make([]sqlvalue.AppendFunc, schema.NumFields())
@@ -172,19 +139,15 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 		if !bounded {
 			// A stream's chart is a display redrawn as rows arrive (at the
 			// live table's rate), so the chart grows while the query runs.
-			w.displayID = wire.NewID()
-			w.out.publish("display_data", map[string]any{
-				"data":      map[string]any{"text/plain": "chart: waiting for rows"},
-				"metadata":  map[string]any{},
-				"transient": map[string]any{"display_id": w.displayID},
-			})
-			w.lastSend = time.Now()
+			w.startLive(inherited, map[string]any{"text/html": "<small>chart: waiting for rows</small>"})
+			inherited = ""
 		}
 	case o.text:
 		w.mode = modeText
 	case !bounded:
 		if len(w.cols) > 0 && w.cols[0].name == "op" && w.cols[0].typ.ID() == arrow.STRING {
 			w.changelog = true
+			w.table = changelog.NewTable(w.key, w.order)
 			w.cols = w.cols[1:]
 		}
 		w.mode = modeLive
@@ -194,15 +157,30 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 		} else if w.out.k.maxRowsSet {
 			w.limit = w.out.k.maxRows
 		}
-		w.displayID = wire.NewID()
-		w.out.publish("display_data", map[string]any{
-			"data":      w.liveBundle("waiting for rows"),
-			"metadata":  map[string]any{},
-			"transient": map[string]any{"display_id": w.displayID},
-		})
-		w.lastSend = time.Now()
+		w.startLive(inherited, firstDrawing(w.liveBundle("waiting for rows"), liveStatus))
+		inherited = ""
+	}
+	if inherited != "" {
+		w.out.dropTransient() // a stream printed as text: no display of its own
 	}
 	return nil
+}
+
+// startLive draws the first state of a live display: into the progress
+// display it inherits (an update, which jupyter console does not print),
+// or as a new display.
+func (w *resultWriter) startLive(inherited string, data map[string]any) {
+	msgType := "update_display_data"
+	w.displayID = inherited
+	if w.displayID == "" {
+		w.displayID, msgType = wire.NewID(), "display_data"
+	}
+	w.out.publish(msgType, map[string]any{
+		"data":      data,
+		"metadata":  map[string]any{},
+		"transient": map[string]any{"display_id": w.displayID},
+	})
+	w.lastSend = time.Now()
 }
 
 // Batch implements engine.ResultWriter.
@@ -215,7 +193,11 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 		w.stopped = fmt.Sprintf("stopped at rows=%d", max)
 	}
 	if w.changelog {
-		w.applyChanges(b, int(n))
+		// A retraction of a row the table does not hold changes nothing,
+		// as in the shell's table mode.
+		if err := w.table.ApplyBatch(b, int(n)); err != nil && !errors.Is(err, changelog.ErrNotInTable) {
+			return err
+		}
 	} else if b.IsColumnar() {
 		rec := b.Record()
 		for i := 0; i < int(n); i++ {
@@ -274,51 +256,6 @@ func (w *resultWriter) slot() []cellValue {
 	return w.rows[len(w.rows)-1]
 }
 
-// applyChanges applies the first n changelog rows of b to the current
-// table: +I and +U add a row, -U and -D remove the row they name.
-func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
-	value := func(i, c int) any {
-		if b.IsColumnar() {
-			return exec.Value(b.Record().Column(c), i)
-		}
-		return b.Rows()[i][c]
-	}
-	for i := 0; i < n; i++ {
-		vals := make(exec.Row, len(w.cols))
-		row := make([]cellValue, len(w.cols))
-		for c := range row {
-			v := value(i, c+1)
-			vals[c] = v
-			row[c] = cellOf(v, w.cols[c].typ)
-		}
-		switch value(i, 0) {
-		case "+I", "+U":
-			at := len(w.rows)
-			if w.order != nil {
-				// After its equals, so ties keep arrival order.
-				at, _ = slices.BinarySearchFunc(w.raw, vals, func(r, v exec.Row) int {
-					if w.order(r, v) <= 0 {
-						return -1
-					}
-					return 1
-				})
-			}
-			w.rows = slices.Insert(w.rows, at, row)
-			w.raw = slices.Insert(w.raw, at, vals)
-		case "-U", "-D":
-			// By value, not by the formatted cells: two values can print
-			// alike (floats), and the raw row is what the retraction names.
-			for j, r := range w.raw {
-				if ops.SameRow(r, vals) {
-					w.rows = slices.Delete(w.rows, j, j+1)
-					w.raw = slices.Delete(w.raw, j, j+1)
-					break
-				}
-			}
-		}
-	}
-}
-
 // liveBundle draws the live table: at most limit rows, and a footer that
 // says how many rows (and, for an updating table, changes) there are.
 func (w *resultWriter) liveBundle(status string) map[string]any {
@@ -328,16 +265,18 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 	case w.changelog:
 		// The whole table is kept (a retraction can name any row); only
 		// its head (rank order) or its latest changed rows are drawn.
-		footer = fmt.Sprintf("%s after %d changes", rowCount(int64(len(w.rows))), w.total)
-		if len(rows) > w.limit {
+		footer = fmt.Sprintf("%s after %d changes", rowCount(int64(w.table.Len())), w.total)
+		shown := w.table.Rows(-1)
+		if w.table.Len() > w.limit {
 			if w.order != nil {
-				rows = rows[:w.limit]
+				shown = w.table.Rows(w.limit)
 				footer += fmt.Sprintf(", showing the first %d", w.limit)
 			} else {
-				rows = rows[len(rows)-w.limit:]
+				shown = w.table.LastChanged(w.limit)
 				footer += fmt.Sprintf(", showing the %d last changed", w.limit)
 			}
 		}
+		rows = w.cells(shown)
 	case w.total > int64(len(w.rows)):
 		footer += fmt.Sprintf(", showing the last %d", len(w.rows))
 	}
@@ -348,6 +287,34 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 		"text/plain": renderText(w.cols, rows, footer),
 		"text/html":  renderHTML(w.cols, rows, footer),
 	}
+}
+
+// liveStatus is what jupyter console prints when a live table starts: it
+// ignores update_display_data, so it shows the first drawing's text and
+// then the final table only.
+const liveStatus = "streaming: the table follows when the query ends (Ctrl-C or interrupt stops it)"
+
+// firstDrawing is a transient display's first drawing: its HTML, and as
+// text only status (a line, or nothing), because jupyter console prints
+// that text and never the updates that follow (which carry both).
+func firstDrawing(bundle map[string]any, status string) map[string]any {
+	d := map[string]any{"text/html": bundle["text/html"]}
+	if status != "" {
+		d["text/plain"] = status
+	}
+	return d
+}
+
+// cells formats rows of the changelog table for display.
+func (w *resultWriter) cells(rows []exec.Row) [][]cellValue {
+	out := make([][]cellValue, len(rows))
+	for i, r := range rows {
+		out[i] = make([]cellValue, len(w.cols))
+		for c := range out[i] {
+			out[i][c] = cellOf(r[c], w.cols[c].typ)
+		}
+	}
+	return out
 }
 
 // sendLive updates the live display with the table (or chart) so far.
@@ -385,19 +352,16 @@ func (w *resultWriter) chartBundle(reason string) (map[string]any, error) {
 	}, nil
 }
 
-// emptyLive blanks the live display before the final result is sent as
+// dropLive removes the live display before the final result is sent as
 // an output of its own (which frontends that ignore display updates, such
-// as jupyter console and nbconvert, still show), so JupyterLab does not
-// show it twice. It respects the update rate.
-func (w *resultWriter) emptyLive() {
+// as jupyter console, still show), so JupyterLab does not show it twice
+// and a saved notebook keeps no emptied display. It respects the update
+// rate.
+func (w *resultWriter) dropLive() {
 	if wait := w.out.k.liveInterval - time.Since(w.lastSend); wait > 0 {
 		time.Sleep(wait)
 	}
-	w.out.publish("update_display_data", map[string]any{
-		"data":      map[string]any{"text/plain": ""},
-		"metadata":  map[string]any{},
-		"transient": map[string]any{"display_id": w.displayID},
-	})
+	w.out.dropTransient()
 }
 
 // finish sends the statement's final result. reason says why a query ended
@@ -413,7 +377,7 @@ func (w *resultWriter) finish(reason string) error {
 	}
 	switch w.mode {
 	case modeLive:
-		w.emptyLive()
+		w.dropLive()
 		if reason == "" {
 			reason = "finished"
 		}
@@ -434,7 +398,7 @@ func (w *resultWriter) finish(reason string) error {
 			return err
 		}
 		if w.displayID != "" {
-			w.emptyLive()
+			w.dropLive()
 		}
 		w.out.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
 		text := bundle["text/plain"].(string)
