@@ -142,6 +142,9 @@ func (j *LookupJoin) lookupFlags() []byte {
 // SnapshotState implements exec.Snapshotter: the table's rows, the stream
 // rows waiting for it, and the flags.
 func (j *LookupJoin) SnapshotState(_ context.Context, w exec.StateWriter) error {
+	if err := writeHeader(w, j.Kind(), lookupJoinStateVersion); err != nil {
+		return err
+	}
 	if err := w.Value("flags", j.lookupFlags()); err != nil {
 		return err
 	}
@@ -164,6 +167,9 @@ func (j *LookupJoin) SnapshotState(_ context.Context, w exec.StateWriter) error 
 // it is new (the table's completion replays no waiting rows, and a waiting
 // row produces nothing until the table is complete).
 func (j *LookupJoin) RestoreState(ctx context.Context, r exec.StateReader) error {
+	if err := checkHeader(r, j.Kind(), lookupJoinStateVersion); err != nil {
+		return err
+	}
 	flags, ok, err := r.Value("flags")
 	if err != nil {
 		return err
@@ -202,5 +208,8 @@ func (j *LookupJoin) RestoreState(ctx context.Context, r exec.StateReader) error
 	}
 	return feed("waiting", 0)
 }
+
+// lookupJoinStateVersion is the layout of LookupJoin's state.
+const lookupJoinStateVersion = 1
 
 var _ exec.Snapshotter = (*LookupJoin)(nil)

@@ -301,6 +301,9 @@ func (j *TemporalJoin) Finish(ctx context.Context, input int, out exec.Emitter) 
 // SnapshotState implements exec.Snapshotter: the waiting stream rows, the
 // versions, the watermark and which inputs ended.
 func (j *TemporalJoin) SnapshotState(_ context.Context, w exec.StateWriter) error {
+	if err := writeHeader(w, j.Kind(), temporalJoinStateVersion); err != nil {
+		return err
+	}
 	v := make([]byte, 10)
 	binary.LittleEndian.PutUint64(v, uint64(j.wm))
 	for i, e := range j.ended {
@@ -339,6 +342,9 @@ func (j *TemporalJoin) SnapshotState(_ context.Context, w exec.StateWriter) erro
 
 // RestoreState implements exec.Snapshotter.
 func (j *TemporalJoin) RestoreState(ctx context.Context, r exec.StateReader) error {
+	if err := checkHeader(r, j.Kind(), temporalJoinStateVersion); err != nil {
+		return err
+	}
 	v, ok, err := r.Value("flags")
 	if err != nil {
 		return err
@@ -367,5 +373,8 @@ func (j *TemporalJoin) RestoreState(ctx context.Context, r exec.StateReader) err
 	}
 	return nil
 }
+
+// temporalJoinStateVersion is the layout of TemporalJoin's state.
+const temporalJoinStateVersion = 1
 
 var _ exec.Snapshotter = (*TemporalJoin)(nil)

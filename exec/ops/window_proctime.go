@@ -168,3 +168,14 @@ func (p *ProcTimeWindowAggregate) Finish(ctx context.Context, _ int, out exec.Em
 
 // Close releases the open windows.
 func (p *ProcTimeWindowAggregate) Close() { p.w.Close() }
+
+// SnapshotState implements exec.Snapshotter: the event-time operator's
+// state (its panes, and the clock fired up to as its watermark).
+func (p *ProcTimeWindowAggregate) SnapshotState(ctx context.Context, w exec.StateWriter) error {
+	return p.w.SnapshotState(ctx, w)
+}
+
+// RestoreState implements exec.Snapshotter.
+func (p *ProcTimeWindowAggregate) RestoreState(ctx context.Context, r exec.StateReader) error {
+	return p.w.RestoreState(ctx, r)
+}
