@@ -65,6 +65,27 @@ type ScanSpec struct {
 	Share *Share
 }
 
+// ScanColumns resolves spec's Columns against the table's schema: the
+// column indexes in output order (every column when Columns is nil) and
+// the schema of the batches a scan emits.
+func ScanColumns(schema *arrow.Schema, spec ScanSpec) ([]int, *arrow.Schema, error) {
+	cols := spec.Columns
+	if cols == nil {
+		cols = make([]int, schema.NumFields())
+		for i := range cols {
+			cols[i] = i
+		}
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		if c < 0 || c >= schema.NumFields() {
+			return nil, nil, fmt.Errorf("column index %d out of range (%d columns)", c, schema.NumFields())
+		}
+		fields[i] = schema.Field(c)
+	}
+	return cols, arrow.NewSchema(fields, nil), nil
+}
+
 // Share is one value the parts of a split scan hold in common. A source
 // that keeps its work in a queue there lets a part that finishes early take
 // what is left, so a part on a slower core (or with more expensive rows)

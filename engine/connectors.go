@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/connectors/csvfile"
 	"github.com/clink-sql/clink/connectors/jsonfile"
 	_ "github.com/clink-sql/clink/connectors/kafka"
 	_ "github.com/clink-sql/clink/connectors/memory"
@@ -20,5 +21,8 @@ func init() {
 	// Parquet owns the factory and newline-delimited JSON plugs into it.
 	parquet.RegisterFormatFactory("json", func(options map[string]string, declared *arrow.Schema) (connectors.Table, error) {
 		return jsonfile.NewTable(options, declared)
+	})
+	parquet.RegisterFormatFactory("csv", func(options map[string]string, declared *arrow.Schema) (connectors.Table, error) {
+		return csvfile.NewTable(options, declared)
 	})
 }

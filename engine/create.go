@@ -34,6 +34,7 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 	for _, o := range x.Options {
 		options[strings.ToLower(o.Key)] = o.Value
 	}
+	legacyOptions(options)
 	// Physical and METADATA columns go to the connector (a METADATA column
 	// as option 'metadata.<col>' = '<key>'); computed columns stay with the
 	// catalog and are evaluated above the scan.
@@ -150,4 +151,32 @@ func selectAll(name ast.ObjectName) *ast.Query {
 	return &ast.Query{Span: name.Span, Body: &ast.Select{Span: name.Span,
 		Items: []ast.SelectItem{&ast.Star{Span: name.Span}},
 		From:  []ast.TableExpr{&ast.TableName{Span: name.Span, Name: name}}}}
+}
+
+// legacyOptions rewrites the options of Flink's legacy connector
+// descriptors ('connector.type' = 'filesystem', 'connector.path',
+// 'format.type' = 'csv', 'format.<option>'), which the Nexmark queries
+// still use, into the current ones ('connector', 'path', 'format',
+// '<format>.<option>'). A table given both spellings keeps the current.
+func legacyOptions(options map[string]string) {
+	format := options["format.type"]
+	for k, v := range options {
+		var to string
+		switch {
+		case k == "connector.type":
+			to = "connector"
+		case k == "connector.path":
+			to = "path"
+		case k == "format.type":
+			to = "format"
+		case strings.HasPrefix(k, "format.") && format != "":
+			to = format + "." + strings.TrimPrefix(k, "format.")
+		default:
+			continue
+		}
+		delete(options, k)
+		if _, ok := options[to]; !ok {
+			options[to] = v
+		}
+	}
 }

@@ -22,6 +22,11 @@ type Graph struct {
 
 	ck       *coordinator // nil: no checkpoints (coordinator.go)
 	restored bool         // Restore loaded the stages' bookkeeping
+	// terminals counts the terminal stages not yet done; the last one to
+	// finish or stop ends the run (cancel), so a LIMIT reached over an
+	// unbounded source does not wait for that source's next batch.
+	terminals atomic.Int64
+	cancel    context.CancelCauseFunc
 }
 
 // Stage is one node: a source or an operator, with its counters. An
@@ -57,6 +62,9 @@ type Stage struct {
 	emitMu   sync.Mutex
 	srcEnded bool // the source's Run returned and its outputs ended (emitMu)
 	skipRun  bool // restored as ended: Run is not called again
+	// wake nudges the timer goroutine of a ProcessingTimer stage (nil for
+	// the others) after a batch: its next timer may have moved.
+	wake chan struct{}
 }
 
 type port struct {
@@ -102,6 +110,9 @@ func (g *Graph) AddOperatorPorts(name string, op Operator, ports int) *Stage {
 	s := &Stage{ID: len(g.stages), Name: name, Op: op, graph: g, columnar: !g.opts.DisableColumnar,
 		wm: MinWatermark, ports: make([]port, ports)}
 	s.cond = sync.NewCond(&s.mu)
+	if _, ok := op.(ProcessingTimer); ok {
+		s.wake = make(chan struct{}, 1)
+	}
 	g.stages = append(g.stages, s)
 	return s
 }
@@ -129,6 +140,12 @@ var errGraphDone = errors.New("exec: graph done")
 func (g *Graph) Run(ctx context.Context) (err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	g.cancel = cancel
+	for _, s := range g.stages {
+		if len(s.outs) == 0 && s.Op != nil && !s.done { // a stage restored as done is not waited for
+			g.terminals.Add(1)
+		}
+	}
 	trackGraph(g) // per-kind totals for /metrics (stats.go)
 	defer untrackGraph(g)
 	defer func() {
@@ -163,6 +180,30 @@ func (g *Graph) Run(ctx context.Context) (err error) {
 			}
 		}
 	}
+	// Processing-time timers run beside the sources, and stop once the
+	// sources have (every input has ended) and before the operators close.
+	timerCtx, stopTimers := context.WithCancel(ctx)
+	var timers sync.WaitGroup
+	defer func() {
+		stopTimers()
+		timers.Wait()
+	}()
+	for _, s := range g.stages {
+		if pt, ok := s.Op.(ProcessingTimer); ok {
+			timers.Add(1)
+			go func() {
+				defer timers.Done()
+				defer func() {
+					if r := recover(); r != nil {
+						cancel(InternalError(s.Name, r))
+					}
+				}()
+				if e := s.timerLoop(timerCtx, pt); e != nil && !errors.Is(e, ErrStop) {
+					cancel(e)
+				}
+			}()
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(g.sources)+1)
 	stopCk := g.startCheckpoints(ctx, func(e error) {
@@ -184,6 +225,8 @@ func (g *Graph) Run(ctx context.Context) (err error) {
 	}
 	wg.Wait()
 	stopCk()
+	stopTimers()
+	timers.Wait()
 	close(errs)
 	for e := range errs {
 		if errors.Is(e, errGraphDone) || errors.Is(e, ErrStop) {
@@ -292,6 +335,7 @@ func (s *Stage) push(ctx context.Context, input, slot int, b *Batch) error {
 	if columnar {
 		st.BatchesColumnarPath.Add(1)
 	}
+	s.nudge()
 	if !wasMat && b.Materialized() && out.matDownstream != b {
 		st.BatchesMaterialized.Add(1)
 		st.RowsMaterialized.Add(int64(b.Len()))
@@ -412,12 +456,18 @@ func (s *Stage) endPortLocked(ctx context.Context, p int) error {
 	return s.finishOutputs(ctx)
 }
 
-// setDone ends the stage; producers waiting for alignment give up.
+// setDone ends the stage (its lock held): producers waiting for a
+// barrier's alignment give up, and the last terminal stage to end ends
+// the run.
 func (s *Stage) setDone() {
 	s.done = true
 	s.Stats.Finished.Store(true)
 	s.finished.Store(true)
 	s.cond.Broadcast()
+	g := s.graph
+	if len(s.outs) == 0 && s.Op != nil && g.terminals.Add(-1) == 0 && g.cancel != nil {
+		g.cancel(errGraphDone)
+	}
 }
 
 // stageEmitter forwards a stage's output to its consumers and counts it.

@@ -229,6 +229,10 @@ func (b *binder) legacyWindowKey(f *ast.FuncCall, in *scope) (*legacyWindow, boo
 		return nil, true, err
 	}
 	spec, err := specFrom(kind, ivs)
+	if err == nil {
+		spec.ProcTime = c.Index < len(in.cols) && in.cols[c.Index].proctime
+		err = spec.Validate()
+	}
 	if err != nil {
 		return nil, true, b.errAt(f, "GROUP BY %s: %v", f, err)
 	}

@@ -129,7 +129,10 @@ func (b *binder) bindCall(x *ast.FuncCall, sc *scope, ctx *exprCtx) (Expr, error
 		return b.bindWindowCall(x, name, sc, ctx)
 	}
 	if name == "proctime" {
-		return nil, b.errAt(x, "PROCTIME() (processing time) is not supported yet: use an event-time column with a WATERMARK")
+		if len(x.Args) > 0 || x.Star || x.Distinct {
+			return nil, b.errAt(x, "PROCTIME() takes no arguments")
+		}
+		return procTimeCall{}, nil
 	}
 	if windowOnlyFuncs[name] {
 		return nil, b.errAt(x, "window function %s requires an OVER clause", name)

@@ -20,11 +20,6 @@ func (b *binder) bindFrom(from []ast.TableExpr, outer *scope) (Node, *scope, err
 	if len(from) == 0 {
 		return &Values{Rows: []exec.Row{{}}, schema: arrow.NewSchema(nil, nil)}, &scope{outer: outer}, nil
 	}
-	for _, te := range from {
-		if asOf := findAsOf(te); asOf != nil {
-			return nil, nil, b.errAt(asOf, "FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet")
-		}
-	}
 	n, sc, err := b.bindTableExpr(from[0], outer)
 	if err != nil {
 		return nil, nil, err
@@ -34,28 +29,11 @@ func (b *binder) bindFrom(from []ast.TableExpr, outer *scope) (Node, *scope, err
 		if err != nil {
 			return nil, nil, err
 		}
-		if n, sc, err = b.joinNodes(n, sc, r, rs, JoinInner, nil, te); err != nil {
+		if n, sc, err = b.joinNodes(n, sc, r, rs, JoinInner, nil, te, false); err != nil {
 			return nil, nil, err
 		}
 	}
 	return n, sc, nil
-}
-
-// findAsOf finds a FOR SYSTEM_TIME AS OF in a FROM item, so the error
-// names it before anything else of its inputs.
-func findAsOf(te ast.TableExpr) ast.Node {
-	switch t := te.(type) {
-	case *ast.TableName:
-		if t.AsOf != nil {
-			return t.AsOf
-		}
-	case *ast.Join:
-		if n := findAsOf(t.Left); n != nil {
-			return n
-		}
-		return findAsOf(t.Right)
-	}
-	return nil
 }
 
 func (b *binder) bindTableExpr(te ast.TableExpr, outer *scope) (Node, *scope, error) {
@@ -63,7 +41,7 @@ func (b *binder) bindTableExpr(te ast.TableExpr, outer *scope) (Node, *scope, er
 	case *ast.TableName:
 		alias := aliasName(t.Alias)
 		if t.AsOf != nil {
-			return nil, nil, b.errAt(t.AsOf, "FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet")
+			return nil, nil, b.errAt(t.AsOf, "FOR SYSTEM_TIME AS OF is only valid on the table a JOIN looks up: a JOIN t FOR SYSTEM_TIME AS OF a.proctime ON ...")
 		}
 		n, sc, err := b.bindTableName(t.Name, alias, outer)
 		if err != nil {
@@ -208,7 +186,7 @@ func (b *binder) computed(e *Entry, n Node, sc *scope) (Node, *scope, error) {
 		}
 		exprs = append(exprs, x)
 		names = append(names, c.Name)
-		out.cols = append(out.cols, column{qual: sc.cols[0].qual, name: c.Name, typ: x.Type()})
+		out.cols = append(out.cols, column{qual: sc.cols[0].qual, name: c.Name, typ: x.Type(), proctime: isProcTime(x, sc)})
 	}
 	return NewProject(n, exprs, names), out, nil
 }

@@ -16,9 +16,24 @@ func (b *binder) bindJoin(j *ast.Join, outer *scope) (Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	right, rs, err := b.bindTableExpr(j.Right, outer)
+	rightExpr, asOf := j.Right, ast.Expr(nil)
+	if tn, ok := j.Right.(*ast.TableName); ok && tn.AsOf != nil {
+		c := *tn
+		c.AsOf, asOf = nil, tn.AsOf
+		rightExpr = &c
+	}
+	right, rs, err := b.bindTableExpr(rightExpr, outer)
 	if err != nil {
 		return nil, nil, err
+	}
+	var versioned *VersionedJoin
+	if asOf != nil {
+		if versioned, err = b.checkTemporalJoin(j, rightExpr.(*ast.TableName), asOf, ls, left, right, rs); err != nil {
+			return nil, nil, err
+		}
+		if j.On == nil {
+			return nil, nil, b.errAt(j, "a temporal join needs an ON condition with an equality on the table's columns")
+		}
 	}
 	kind := map[ast.JoinKind]JoinKind{ast.InnerJoin: JoinInner, ast.CrossJoin: JoinInner, ast.LeftJoin: JoinLeft,
 		ast.RightJoin: JoinRight, ast.FullJoin: JoinFull}[j.Kind]
@@ -76,7 +91,10 @@ func (b *binder) bindJoin(j *ast.Join, outer *scope) (Node, *scope, error) {
 	case j.Kind != ast.CrossJoin && j.Kind != ast.InnerJoin && !j.Natural:
 		return nil, nil, b.errAt(j, "%s JOIN needs an ON or USING condition", kind)
 	}
-	n, sc, err := b.joinNodes(left, ls, right, rs, kind, on, j)
+	n, sc, err := b.joinNodes(left, ls, right, rs, kind, on, j, asOf != nil)
+	if jn, ok := n.(*Join); ok && err == nil && versioned != nil {
+		jn.Lookup, jn.Versioned = false, versioned
+	}
 	if err != nil || len(using) == 0 {
 		return n, sc, err
 	}
@@ -134,8 +152,10 @@ func (b *binder) usingColumns(n Node, sc, ls, rs *scope, kind JoinKind, using []
 // right input is unbounded, or the left one of a FULL join, or an input is
 // a changelog, or the session plans streams, it is a streaming join: both
 // inputs held in state, a LEFT/FULL join's result then a changelog. A
-// RIGHT join is planned as a LEFT join of the swapped inputs.
-func (b *binder) joinNodes(left Node, ls *scope, right Node, rs *scope, kind JoinKind, on Expr, at ast.Node) (Node, *scope, error) {
+// RIGHT join is planned as a LEFT join of the swapped inputs. A lookup
+// join (FOR SYSTEM_TIME AS OF) hashes its bounded right input in either
+// mode, and its result is append-only.
+func (b *binder) joinNodes(left Node, ls *scope, right Node, rs *scope, kind JoinKind, on Expr, at ast.Node, lookup bool) (Node, *scope, error) {
 	swap := kind == JoinRight
 	if swap {
 		kind = JoinLeft
@@ -159,14 +179,14 @@ func (b *binder) joinNodes(left Node, ls *scope, right Node, rs *scope, kind Joi
 		}
 	}
 	changelogIn := ls.changelog || rs.changelog
-	jn := &Join{Left: left, Right: right, Kind: kind, On: on, LeftOp: -1, RightOp: -1}
+	jn := &Join{Left: left, Right: right, Kind: kind, On: on, LeftOp: -1, RightOp: -1, Lookup: lookup}
 	if on != nil {
 		jn.Cond = b.source(at)
 		if j, ok := at.(*ast.Join); ok && j.On != nil {
 			jn.Cond = b.source(j.On)
 		}
 	}
-	jn.Stream = changelogIn || !b.finite(right) || (kind == JoinFull && !b.finite(left))
+	jn.Stream = !lookup && (changelogIn || !b.finite(right) || (kind == JoinFull && !b.finite(left)))
 	out := joinScopes(ls, rs)
 	if jn.Stream {
 		if ls.changelog {
@@ -268,3 +288,57 @@ func swapBack(jn *Join, ls, rs *scope) (Node, *scope) {
 
 // joinKindText names a join in SQL terms for errors.
 func joinKindText(k JoinKind) string { return strings.ToUpper(k.String()) + " JOIN" }
+
+// checkTemporalJoin checks JOIN t FOR SYSTEM_TIME AS OF x. When x is a
+// processing-time attribute of the left input, t is a bounded table the
+// join looks rows up in (a lookup join: nil is returned). When x is an
+// event-time attribute, t must be a versioned table: a PRIMARY KEY and a
+// WATERMARK; the join is an event-time temporal join.
+func (b *binder) checkTemporalJoin(j *ast.Join, tn *ast.TableName, asOf ast.Expr, ls *scope, left, right Node, rs *scope) (*VersionedJoin, error) {
+	if j.Kind != ast.InnerJoin && j.Kind != ast.LeftJoin {
+		return nil, b.errAt(j, "a temporal join (FOR SYSTEM_TIME AS OF) is an INNER or LEFT JOIN")
+	}
+	if j.Natural || j.Using != nil {
+		return nil, b.errAt(j, "a temporal join (FOR SYSTEM_TIME AS OF) takes an ON condition, not NATURAL or USING")
+	}
+	x, err := b.bindExpr(asOf, ls, &exprCtx{clause: "FOR SYSTEM_TIME AS OF"})
+	if err != nil {
+		return nil, err
+	}
+	if isProcTime(x, ls) {
+		if rs.changelog || !Finite(right) {
+			return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: a lookup join reads a bounded table, and this one is unbounded", asOf)
+		}
+		return nil, nil
+	}
+	c, isCol := x.(*ColRef)
+	if !isCol || !rowtimes(left)[c.Index] {
+		return nil, b.errAt(asOf, "FOR SYSTEM_TIME AS OF %s: expected a PROCTIME() attribute (a lookup join) or an event-time attribute "+
+			"(a column with a WATERMARK: a versioned table join) of the left input", asOf)
+	}
+	name := tn.Name.Parts[len(tn.Name.Parts)-1].Name
+	e, ok := b.cat.Lookup(name)
+	if !ok || e.IsView() || len(e.PrimaryKey) == 0 || e.Watermark == nil {
+		return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: '%s' is not a versioned table: declare a PRIMARY KEY (...) NOT ENFORCED and a WATERMARK", asOf, name)
+	}
+	if rs.changelog {
+		return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: a versioned table read as an updating result is not supported yet", asOf)
+	}
+	v := &VersionedJoin{LeftTime: c.Index, RightTime: -1}
+	for i, rt := range rowtimes(right) {
+		if rt && strings.EqualFold(rs.cols[i].name, e.Watermark.Column) {
+			v.RightTime = i
+		}
+	}
+	if v.RightTime < 0 {
+		return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: '%s' has no event-time column", asOf, name)
+	}
+	for _, k := range e.PrimaryKey {
+		i, err := rs.resolve("", k)
+		if err != nil {
+			return nil, b.errAt(j.Right, "FOR SYSTEM_TIME AS OF %s: PRIMARY KEY column '%s': %v", asOf, k, err)
+		}
+		v.PrimaryKey = append(v.PrimaryKey, i)
+	}
+	return v, nil
+}

@@ -242,7 +242,7 @@ func (b *binder) bindSelect(s *ast.Select, q *ast.Query, outer *scope) (Node, *s
 	visible := len(exprs)
 	out := &scope{changelog: updating || in.changelog, outer: outer}
 	for i, x := range exprs {
-		out.cols = append(out.cols, column{name: names[i], typ: x.Type()})
+		out.cols = append(out.cols, column{name: names[i], typ: x.Type(), proctime: !aggregating && isProcTime(x, in)})
 	}
 
 	// ORDER BY: select items by position, name or equal expression, or

@@ -173,6 +173,10 @@ func (b *binder) bindWindowTable(t *ast.TableFunc, outer *scope) (Node, *scope, 
 	if _, ok := in.cols[tc].typ.(*arrow.TimestampType); !ok {
 		return nil, nil, b.errAt(desc, "%s: DESCRIPTOR(%s) is %s; windows need a TIMESTAMP column", call, desc.Columns[0].Name, in.cols[tc].typ)
 	}
+	spec.ProcTime = in.cols[tc].proctime
+	if err := spec.Validate(); err != nil {
+		return nil, nil, b.errAt(t, "%s: %v", call, err)
+	}
 	wt := &WindowTable{Input: n, Spec: spec, TimeCol: tc, Call: call}
 	out := &scope{outer: outer}
 	for _, c := range in.cols {

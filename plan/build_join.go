@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/expr"
@@ -31,6 +32,12 @@ func (b *builder) batchJoin(x *Join, l, r *Stage) (*Stage, error) {
 	if x.Residual != nil {
 		residual = x.Residual.Compile()
 	}
+	if x.Versioned != nil {
+		return b.versionedJoin(x, kind+" ON "+cond, l, r)
+	}
+	if len(x.LeftKeys) == 0 && x.Lookup {
+		return nil, fmt.Errorf("a temporal join (FOR SYSTEM_TIME AS OF) needs an equality between a column of the table and the left input: %s", cond)
+	}
 	if len(x.LeftKeys) == 0 {
 		// No key: every right row is a candidate for every left row. One
 		// instance holds the right input; the left stays parallel, and
@@ -56,6 +63,9 @@ func (b *builder) batchJoin(x *Join, l, r *Stage) (*Stage, error) {
 	spec := ops.HashJoinSpec{Type: opsJoinType(x.Kind), LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 		NullSafe: x.NullSafe, NullAware: x.NullAware, Residual: residual, Out: x.schema}
 	mk := func() exec.Operator { return ops.NewHashJoinSpec(spec, mem) }
+	if x.Lookup {
+		return b.lookupJoin(x, spec, kind+" ON "+cond, l, r), nil
+	}
 	if x.Broadcast > 0 && len(l.Instances) > 1 {
 		detail := fmt.Sprintf("%s ON %s; build side (%d rows) broadcast to %d subtasks", kind, cond, x.Broadcast, len(l.Instances))
 		return b.op("HashJoin", detail, mk, wireBroadcast, nil, l, r), nil
@@ -164,4 +174,39 @@ func (b *builder) buildSetOp(x *SetOp) (*Stage, error) {
 	schema, mem := x.Schema(), b.opts.Mem
 	return b.op("SetOp", name, func() exec.Operator { return ops.NewSetOp(kind, x.All, schema, mem) },
 		wireKeyed, [][]int{all, all}, l, r), nil
+}
+
+// lookupJoin plans a processing-time temporal join: the hash join's
+// wiring (the table broadcast to every probe subtask when the broadcast
+// rule chose it, else both sides hashed on the keys), with the lookup
+// join operator.
+func (b *builder) lookupJoin(x *Join, spec ops.HashJoinSpec, detail string, l, r *Stage) *Stage {
+	mem := b.opts.Mem
+	mk := func() exec.Operator { return ops.NewLookupJoin(spec, mem) }
+	detail += "; FOR SYSTEM_TIME AS OF processing time"
+	if x.Broadcast > 0 && len(l.Instances) > 1 {
+		return b.op("LookupJoin", fmt.Sprintf("%s; table (%d rows) broadcast to %d subtasks", detail, x.Broadcast, len(l.Instances)), mk, wireBroadcast, nil, l, r)
+	}
+	return b.op("LookupJoin", detail, mk, wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r)
+}
+
+// versionedJoin plans an event-time temporal join: both inputs hashed on
+// the keys, which must equate the versioned table's whole primary key.
+func (b *builder) versionedJoin(x *Join, detail string, l, r *Stage) (*Stage, error) {
+	for _, pk := range x.Versioned.PrimaryKey {
+		if !slices.Contains(x.RightKeys, pk) {
+			return nil, fmt.Errorf("a temporal join of a versioned table needs its PRIMARY KEY column '%s' equated in ON: %s",
+				x.Right.Schema().Field(pk).Name, detail)
+		}
+	}
+	if x.Residual != nil {
+		return nil, fmt.Errorf("a temporal join of a versioned table supports key equalities in ON, not %s, yet", x.Residual)
+	}
+	mem := b.opts.Mem
+	spec := ops.TemporalJoinSpec{Type: opsJoinType(x.Kind), LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
+		LeftTime: x.Versioned.LeftTime, RightTime: x.Versioned.RightTime, Out: x.schema}
+	detail += fmt.Sprintf("; FOR SYSTEM_TIME AS OF %s (versions of %s)",
+		x.Left.Schema().Field(x.Versioned.LeftTime).Name, x.Right.Schema().Field(x.Versioned.RightTime).Name)
+	return b.op("TemporalJoin", detail, func() exec.Operator { return ops.NewTemporalJoin(spec, mem) },
+		wireKeyed, [][]int{x.LeftKeys, x.RightKeys}, l, r), nil
 }

@@ -27,7 +27,8 @@ type Entry struct {
 	// Watermark is the table's WATERMARK FOR clause, if any.
 	Watermark *WatermarkDef
 	// PrimaryKey names the table's PRIMARY KEY (NOT ENFORCED) columns, as
-	// declared; DESCRIBE shows them.
+	// declared; DESCRIBE shows them. With a WATERMARK it makes the table a
+	// versioned table, which a temporal join looks up at an event time.
 	PrimaryKey []string
 	// Session marks a table held in memory by the session (CREATE TABLE
 	// without a connector).

@@ -124,6 +124,14 @@ type Join struct {
 	// Time bounds a streaming join's state by event time (interval and
 	// window joins); nil: the state grows with the inputs.
 	Time *ops.TimeBound
+	// Lookup: a processing-time temporal join (FOR SYSTEM_TIME AS OF) of
+	// the left stream against the bounded right table; INNER or LEFT, never
+	// reordered.
+	Lookup bool
+	// Versioned: an event-time temporal join (FOR SYSTEM_TIME AS OF the
+	// left's event-time attribute) against a versioned right table (a
+	// PRIMARY KEY and a WATERMARK); never reordered.
+	Versioned *VersionedJoin
 	// Broadcast, when above zero, is the build side's row count and the
 	// join sends it whole to every probe subtask (the broadcast rule).
 	Broadcast int64
@@ -227,3 +235,15 @@ func Finite(n Node) bool {
 	}
 	return true
 }
+
+// VersionedJoin is what an event-time temporal join reads besides its
+// keys: the event-time columns of both inputs and the right table's
+// primary key (which the equi-keys must cover).
+type VersionedJoin struct {
+	LeftTime, RightTime int
+	PrimaryKey          []int // right columns
+}
+
+// temporal reports whether j is a temporal join of either kind: it keeps
+// its inputs' roles.
+func (j *Join) temporal() bool { return j.Lookup || j.Versioned != nil }

@@ -36,7 +36,7 @@ type joinOrderer struct {
 // clusterJoin is a join whose inputs may be reordered with its parent's.
 func clusterJoin(n Node) (*Join, bool) {
 	j, ok := n.(*Join)
-	return j, ok && j.Kind == JoinInner && !j.Stream && !j.Changelog
+	return j, ok && j.Kind == JoinInner && !j.Stream && !j.Changelog && !j.temporal()
 }
 
 func (o *joinOrderer) rewrite(n Node) (Node, error) {

@@ -454,9 +454,9 @@ func rowtimes(n Node) []bool {
 	case *WindowTable:
 		in := rowtimes(x.Input)
 		copy(out, in)
-		out[len(in)+1] = in[x.TimeCol]
+		out[len(in)+1] = in[x.TimeCol] && !x.Spec.ProcTime
 	case *WindowAggregate:
-		out[len(out)-2] = true // window_end
+		out[len(out)-2] = !x.Spec.ProcTime // window_end (of event time)
 	case *Join:
 		if x.Stream && x.Time != nil && x.Time.HasLo && x.Time.HasHi {
 			m := joinOutput(x)

@@ -110,6 +110,9 @@ func childNeeds(n Node, k int, req []bool) []bool {
 			if x.Time != nil {
 				mark(out, x.Time.LeftCol)
 			}
+			if x.Versioned != nil {
+				mark(out, x.Versioned.LeftTime)
+			}
 		} else {
 			for i := 0; i < w; i++ {
 				if o := outputOf(x, m, nl+i); o >= 0 && o < len(req) && req[o] {
@@ -120,6 +123,10 @@ func childNeeds(n Node, k int, req []bool) []bool {
 			mark(out, x.RightOp)
 			if x.Time != nil {
 				mark(out, x.Time.RightCol)
+			}
+			if x.Versioned != nil {
+				mark(out, x.Versioned.RightTime)
+				mark(out, x.Versioned.PrimaryKey...)
 			}
 		}
 		for _, e := range exprsOf(x) {
@@ -382,6 +389,13 @@ func (p *pruner) rebuildJoin(x *Join, l, r pruned) (pruned, error) {
 		t := *x.Time
 		t.LeftCol, t.RightCol = l.m[t.LeftCol], r.m[t.RightCol]
 		c.Time = &t
+	}
+	if x.Versioned != nil {
+		v := VersionedJoin{LeftTime: l.m[x.Versioned.LeftTime], RightTime: r.m[x.Versioned.RightTime]}
+		for _, k := range x.Versioned.PrimaryKey {
+			v.PrimaryKey = append(v.PrimaryKey, r.m[k])
+		}
+		c.Versioned = &v
 	}
 	var err error
 	if x.On != nil {

@@ -18,7 +18,7 @@ func pushSemiJoins(root Node) (Node, error) {
 	var sink func(j *Join) Node
 	sink = func(j *Join) Node {
 		in, ok := j.Left.(*Join)
-		if !ok || in.Kind != JoinInner || in.Stream || in.Changelog || parents[in] > 1 || j.On == nil {
+		if !ok || in.Kind != JoinInner || in.Stream || in.Changelog || in.temporal() || parents[in] > 1 || j.On == nil {
 			return j
 		}
 		nl := in.Left.Schema().NumFields()

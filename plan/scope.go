@@ -15,6 +15,9 @@ type column struct {
 	// hidden: reachable only qualified and never by * (a USING join's
 	// per-side copies of its merged columns).
 	hidden bool
+	// proctime: a processing-time attribute (PROCTIME()), which windows
+	// and temporal joins read as the wall clock.
+	proctime bool
 }
 
 // scope is the columns of a relation, in its schema order, and the scope

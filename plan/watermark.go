@@ -123,6 +123,11 @@ func (b *builder) buildWindowing(n Node) (*Stage, error) {
 		if len(x.GroupCols) == 0 {
 			w = wireGather // one key: one instance sees every row
 		}
+		if x.Spec.ProcTime {
+			return b.op("ProcTimeWindowAggregate", strings.Join(parts, ", "), func() exec.Operator {
+				return ops.NewProcTimeWindowAggregate(x.Spec, x.TimeCol, x.GroupCols, x.Aggs, x.schema, mem)
+			}, w, [][]int{x.GroupCols}, in), nil
+		}
 		return b.op("WindowAggregate", strings.Join(parts, ", "), func() exec.Operator {
 			return ops.NewWindowAggregate(x.Spec, x.TimeCol, x.GroupCols, x.Aggs, x.schema, mem)
 		}, w, [][]int{x.GroupCols}, in), nil

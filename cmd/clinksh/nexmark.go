@@ -81,11 +81,11 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 
 	b := &nexmarkBench{dir: qdir, events: *events, par: *par, source: *source, mode: *mode, sets: sets}
+	defer b.close()
 	if err := b.setup(ctx); err != nil {
 		fmt.Fprintf(stderr, "clinksh nexmark: %s\n", err)
 		return exitError
 	}
-	defer b.close()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -127,7 +127,7 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 }
 
 // benchQueries are the queries `--query all` runs: those clink supports.
-var benchQueries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6_valid", "q7", "q8", "q9", "q11", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22", "q23"}
+var benchQueries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6_valid", "q7", "q8", "q9", "q11", "q12", "q13", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22", "q23"}
 
 func findQueryDir(dir string) (string, error) {
 	if dir != "" {
@@ -153,12 +153,16 @@ type nexmarkBench struct {
 	broker      *kafka.Embedded
 	stmts       []string // the table and views the queries read
 	sets        []string // --set: SET statements before the timed query
+	flinkHome   string   // ${FLINK_HOME}: data/side_input.txt for q13
 }
 
 // setup prepares the statements that declare the 'nexmark' table and its
 // views; for Kafka it also starts the broker and produces the events as
 // JSON (untimed).
 func (b *nexmarkBench) setup(ctx context.Context) error {
+	if err := b.sideInput(); err != nil {
+		return err
+	}
 	gen, err := b.ddl("ddl_gen.sql", "nexmark", "${TPS}", "0")
 	if err != nil {
 		return err
@@ -202,6 +206,32 @@ func (b *nexmarkBench) close() {
 	if b.broker != nil {
 		b.broker.Close()
 	}
+	if b.flinkHome != "" {
+		os.RemoveAll(b.flinkHome)
+	}
+}
+
+// sideInputRows is the size of q13's side input: its join key is
+// mod(auction, 10000).
+const sideInputRows = 10000
+
+// sideInput writes ${FLINK_HOME}/data/side_input.txt as the Nexmark
+// benchmark's side input generator does: one line "i,i" (a number and
+// its string) for each i in [0, 10000), so every bid finds its row.
+func (b *nexmarkBench) sideInput() error {
+	dir, err := os.MkdirTemp("", "clink-nexmark-")
+	if err != nil {
+		return err
+	}
+	b.flinkHome = dir
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		return err
+	}
+	var sb strings.Builder
+	for i := 0; i < sideInputRows; i++ {
+		fmt.Fprintf(&sb, "%d,%d\n", i, i)
+	}
+	return os.WriteFile(filepath.Join(dir, "data", "side_input.txt"), []byte(sb.String()), 0o644)
 }
 
 // ddl is a DDL file made concrete (table renamed, placeholders filled)
@@ -247,20 +277,36 @@ func statements(s string) []string {
 	return out
 }
 
-var insertInto = regexp.MustCompile(`(?is)\bINSERT\s+INTO\s+\S+\s+(.*)$`)
+var insertInto = regexp.MustCompile(`(?is)^INSERT\s+INTO\s+\S+\s+(.*)$`)
 
-// selectOf is the query of qN.sql's INSERT INTO, unmodified.
-func (b *nexmarkBench) selectOf(q string) (string, error) {
+// queryOf reads qN.sql: the statements before its INSERT INTO (the views
+// and side tables it declares; not its sink, which the run replaces), and
+// the INSERT's query, unmodified. ${FLINK_HOME} in them is b.flinkHome,
+// where the files a query reads (q13's side input) are prepared.
+func (b *nexmarkBench) queryOf(q string) (prep []string, sel string, err error) {
 	text, err := b.read(q + ".sql")
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	m := insertInto.FindStringSubmatch(text)
-	if m == nil {
-		return "", fmt.Errorf("%s.sql has no INSERT INTO", q)
+	text = strings.ReplaceAll(text, "${FLINK_HOME}", b.flinkHome)
+	for _, st := range statements(text) {
+		if m := insertInto.FindStringSubmatch(st); m != nil {
+			return prep, strings.TrimSpace(m[1]), nil
+		}
+		if !sinkTable.MatchString(st) && !createFunction.MatchString(st) {
+			prep = append(prep, st)
+		}
 	}
-	return strings.TrimSuffix(strings.TrimSpace(m[1]), ";"), nil
+	return nil, "", fmt.Errorf("%s.sql has no INSERT INTO", q)
 }
+
+// createFunction declares one of the benchmark's Java UDFs (q14's
+// count_char): clink has it built in.
+var createFunction = regexp.MustCompile(`(?is)^CREATE\s+(TEMPORARY\s+)?(SYSTEM\s+)?FUNCTION\b`)
+
+// sinkTable is a query's result table (CREATE TABLE nexmark_qN): the run
+// counts the rows itself.
+var sinkTable = regexp.MustCompile(`(?is)^CREATE\s+TABLE\s+nexmark_q\w+\s*\(`)
 
 type benchResult struct {
 	best time.Duration
@@ -284,7 +330,7 @@ func cpuTime() time.Duration {
 // table's bounded end is fixed when its scan starts, and a fresh session
 // starts from the earliest offset again).
 func (b *nexmarkBench) run(ctx context.Context, q string, repeat int) (benchResult, error) {
-	sel, err := b.selectOf(q)
+	prep, sel, err := b.queryOf(q)
 	if err != nil {
 		return benchResult{}, err
 	}
@@ -294,6 +340,7 @@ func (b *nexmarkBench) run(ctx context.Context, q string, repeat int) (benchResu
 		stmts := append([]string{fmt.Sprintf("SET 'parallelism' = '%d'", b.par),
 			fmt.Sprintf("SET 'execution.runtime-mode' = '%s'", b.mode)}, b.sets...)
 		stmts = append(stmts, b.stmts...)
+		stmts = append(stmts, prep...)
 		for _, st := range stmts {
 			if _, err := s.Execute(ctx, st, discard{}, engine.ExecOptions{}); err != nil {
 				s.Close()

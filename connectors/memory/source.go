@@ -55,19 +55,9 @@ func (t *Table) Open(spec connectors.ScanSpec) (exec.Source, error) {
 
 // NewSource is Open with the concrete type.
 func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
-	cols := spec.Columns
-	if cols == nil {
-		cols = make([]int, t.schema.NumFields())
-		for i := range cols {
-			cols[i] = i
-		}
-	}
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		if c < 0 || c >= t.schema.NumFields() {
-			return nil, fmt.Errorf("memory table: column index %d out of range (%d columns)", c, t.schema.NumFields())
-		}
-		fields[i] = t.schema.Field(c)
+	cols, projected, err := connectors.ScanColumns(t.schema, spec)
+	if err != nil {
+		return nil, fmt.Errorf("memory table: %w", err)
 	}
 	if spec.Splits > 1 && (spec.Split < 0 || spec.Split >= spec.Splits) {
 		return nil, fmt.Errorf("memory table: split %d of %d", spec.Split, spec.Splits)
@@ -81,7 +71,7 @@ func (t *Table) NewSource(spec connectors.ScanSpec) (*Source, error) {
 	if snap == nil {
 		return nil, errClosed
 	}
-	s := &Source{pin: &pin{snap: snap}, schema: arrow.NewSchema(fields, nil), cols: cols,
+	s := &Source{pin: &pin{snap: snap}, schema: projected, cols: cols,
 		lo: 0, hi: snap.rows, batchSize: int64(spec.BatchSize), progress: spec.Progress}
 	if spec.Splits > 1 {
 		n, k := int64(spec.Splits), int64(spec.Split)

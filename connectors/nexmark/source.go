@@ -157,7 +157,7 @@ func (s *Source) Run(ctx context.Context, out exec.Emitter) error {
 			// Nothing is due yet. Sleep until the next event is, but at
 			// least a millisecond so a fast rate still makes useful batches.
 			wait := time.Duration(g.clock.offsetUs(n)-due) * time.Microsecond
-			if err := sleep(ctx, max(wait, time.Millisecond)); err != nil {
+			if err := exec.Sleep(ctx, max(wait, time.Millisecond)); err != nil {
 				return err
 			}
 			continue
@@ -197,18 +197,6 @@ func emitEnd(ctx context.Context, out exec.Emitter) error {
 		return err
 	}
 	return nil
-}
-
-// sleep waits for d or until ctx ends, whichever is first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func (s *Source) build(w *writer, ev *events) (arrow.RecordBatch, error) {

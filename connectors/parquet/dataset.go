@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -29,6 +30,11 @@ type Dataset struct {
 	mem    memory.Allocator
 	// rowGroupRows is the sink's row group length (tests shrink it).
 	rowGroupRows int64
+	// rollover is 'sink.rolling-policy.rollover-interval': a sink into a
+	// directory publishes its file and starts the next one this long after
+	// opening it, so an unbounded INSERT's rows become readable as it
+	// runs. 0: one file per statement, published at its end.
+	rollover time.Duration
 
 	mu    sync.Mutex
 	snap  *Table // the files as last listed

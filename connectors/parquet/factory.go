@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/sql"
 )
 
 // FormatOpener opens a filesystem table of one format at path.
@@ -67,11 +69,18 @@ func RegisterFormatFactory(name string, f connectors.Factory) {
 }
 
 // filesystemFactory is the 'filesystem' connector: options 'path'
-// (required; file, glob or directory) and 'format' (default 'parquet').
+// (required; file, glob or directory), 'format' (default 'parquet') and
+// 'source.monitor-interval' (read as a stream of files; see
+// MonitoredTable).
 func filesystemFactory(options map[string]string, declared *arrow.Schema) (connectors.Table, error) {
 	path := options["path"]
 	if path == "" {
 		return nil, fmt.Errorf("filesystem connector: option 'path' is required")
+	}
+	if local, ok := strings.CutPrefix(path, "file://"); ok {
+		// Flink's local file URL (file:///tmp/x): the path itself.
+		options = maps.Clone(options)
+		options["path"] = local
 	}
 	name := strings.ToLower(options["format"])
 	if name == "" {
@@ -91,11 +100,18 @@ func filesystemFactory(options map[string]string, declared *arrow.Schema) (conne
 		sort.Strings(known)
 		return nil, fmt.Errorf("filesystem connector: unknown format '%s' (supported: %s)", name, strings.Join(known, ", "))
 	}
+	if _, ok := options[monitorOption]; ok {
+		return newMonitoredTable(name, open, options, declared) // a stream of files: monitor.go
+	}
 	return open(options, declared)
 }
 
 // parquetOptions are the options 'format' = 'parquet' accepts.
-var parquetOptions = []string{"connector", "path", "format"}
+var parquetOptions = []string{"connector", "path", "format", rolloverOption}
+
+// rolloverOption is Flink's rolling policy interval: a sink into a
+// directory publishes a file at least this often (see Dataset.rollover).
+const rolloverOption = "sink.rolling-policy.rollover-interval"
 
 // parquetFactory opens a Dataset: readable when files exist, writable by
 // INSERT INTO always. An unknown option is an error rather than ignored, so
@@ -116,5 +132,16 @@ func parquetFactory(options map[string]string, declared *arrow.Schema) (connecto
 				k, strings.Join(parquetOptions, ", "))
 		}
 	}
-	return OpenDataset(options["path"], declared)
+	d, err := OpenDataset(options["path"], declared)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := options[rolloverOption]; ok {
+		iv, err := sql.ParseDuration(v)
+		if err != nil || iv <= 0 {
+			return nil, fmt.Errorf("filesystem connector: '%s' = '%s': want a positive duration such as '1s'", rolloverOption, v)
+		}
+		d.rollover = iv
+	}
+	return d, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -52,6 +53,14 @@ type Sink struct {
 	rows      int64
 	failed    bool // the writer gave an error: the file is abandoned
 	committed bool
+
+	// Rolling (a directory sink with a rollover interval): the current
+	// file is published and the next begun once it has been open that
+	// long, on the next batch or on the timer (exec.ProcessingTimer).
+	rollover  time.Duration
+	opened    time.Time // when the current file was created
+	published int       // files published so far
+	now       func() time.Time
 }
 
 var _ exec.ColumnarOperator = (*Sink)(nil)
@@ -64,7 +73,7 @@ func (d *Dataset) NewSink(spec connectors.SinkSpec) (*Sink, error) {
 	if name == "" {
 		name = d.path
 	}
-	s := &Sink{table: name, schema: d.schema, mem: d.mem, rgRows: d.rowGroupRows}
+	s := &Sink{table: name, schema: d.schema, mem: d.mem, rgRows: d.rowGroupRows, now: time.Now}
 	if s.rgRows <= 0 {
 		s.rgRows = SinkRowGroupRows
 	}
@@ -93,6 +102,9 @@ func (d *Dataset) NewSink(spec connectors.SinkSpec) (*Sink, error) {
 		base := "part-" + uuid.NewString() + "-0.parquet"
 		s.final = filepath.Join(d.path, base)
 		s.tmp = filepath.Join(d.path, "."+base+".inprogress")
+	}
+	if !s.exact {
+		s.rollover = d.rollover
 	}
 	// Fail now, not at the first batch, when a column has no Parquet type.
 	if _, err := pqarrow.ToParquet(s.schema, s.writerProps(), s.arrowProps()); err != nil {
@@ -143,6 +155,19 @@ func (s *Sink) Finish(ctx context.Context, input int, out exec.Emitter) error {
 	if s.committed {
 		return nil
 	}
+	if s.w == nil && s.published > 0 && !s.failed {
+		s.committed = true // the rolled files hold every row: no empty last file
+		return nil
+	}
+	if err := s.publish(); err != nil {
+		return err
+	}
+	s.committed = true
+	return nil
+}
+
+// publish writes the current file's footer and renames it into place.
+func (s *Sink) publish() error {
 	if err := s.open(); err != nil {
 		return err
 	}
@@ -165,9 +190,37 @@ func (s *Sink) Finish(ctx context.Context, input int, out exec.Emitter) error {
 		s.abort()
 		return fmt.Errorf("parquet sink '%s': %s: %w", s.table, s.final, err)
 	}
-	s.committed = true
+	s.published++
 	return nil
 }
+
+// roll publishes the current file when it has been open for the rollover
+// interval, and names the next one (created by the next batch).
+func (s *Sink) roll() error {
+	if s.rollover <= 0 || s.w == nil || s.failed || s.now().Sub(s.opened) < s.rollover {
+		return nil
+	}
+	if err := s.publish(); err != nil {
+		return err
+	}
+	dir := filepath.Dir(s.final)
+	base := "part-" + uuid.NewString() + "-0.parquet"
+	s.final, s.tmp = filepath.Join(dir, base), filepath.Join(dir, "."+base+".inprogress")
+	return nil
+}
+
+// NextProcessingTime implements exec.ProcessingTimer: a rolling sink's
+// current file is due when it has been open for the rollover interval.
+func (s *Sink) NextProcessingTime() (time.Time, bool) {
+	if s.rollover <= 0 || s.w == nil || s.failed {
+		return time.Time{}, false
+	}
+	return s.opened.Add(s.rollover), true
+}
+
+// OnProcessingTime implements exec.ProcessingTimer: publishes a due file
+// even when no rows arrive.
+func (s *Sink) OnProcessingTime(context.Context, exec.Emitter) error { return s.roll() }
 
 // Close removes the temporary file unless Finish committed it.
 func (s *Sink) Close() {
@@ -235,6 +288,7 @@ func (s *Sink) open() error {
 		return fmt.Errorf("parquet sink '%s': %s: %w", s.table, s.final, err)
 	}
 	s.f, s.w = f, w
+	s.opened = s.now()
 	return nil
 }
 
@@ -264,7 +318,7 @@ func (s *Sink) write(rec arrow.RecordBatch) error {
 		return fmt.Errorf("parquet sink '%s': %s: writing rows %d-%d: %w", s.table, s.final, s.rows+1, s.rows+rec.NumRows(), err)
 	}
 	s.rows += rec.NumRows()
-	return nil
+	return s.roll()
 }
 
 // writeBuffered turns a panic inside the writer into an error.

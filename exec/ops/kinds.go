@@ -69,6 +69,12 @@ func Kinds() []Kind {
 		{"hash_join", func(mem memory.Allocator) exec.Operator {
 			return NewHashJoin(Inner, []int{0}, []int{0}, joined, mem)
 		}, 2},
+		{"lookup_join", func(mem memory.Allocator) exec.Operator {
+			return NewLookupJoin(HashJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0}, Out: joined}, mem)
+		}, 2},
+		{"temporal_join", func(mem memory.Allocator) exec.Operator {
+			return NewTemporalJoin(TemporalJoinSpec{Type: Inner, LeftKeys: []int{0}, RightKeys: []int{0}, LeftTime: 4, RightTime: 4, Out: joined}, mem)
+		}, 2},
 		{"nested_loop_join", func(mem memory.Allocator) exec.Operator {
 			return NewNestedLoopJoin(NestedLoopJoinSpec{Type: Inner, Out: joined}, mem)
 		}, 2},
@@ -84,6 +90,10 @@ func Kinds() []Kind {
 		}, 1},
 		{"window_aggregate", func(mem memory.Allocator) exec.Operator {
 			return NewWindowAggregate(WindowSpec{Kind: Tumble, Size: time.Second}, 4, []int{0},
+				[]AggSpec{{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64}}, windowAggOut, mem)
+		}, 1},
+		{"proctime_window_aggregate", func(mem memory.Allocator) exec.Operator {
+			return NewProcTimeWindowAggregate(WindowSpec{Kind: Tumble, Size: time.Second}, 4, []int{0},
 				[]AggSpec{{Func: "count_star", Col: -1, Type: arrow.PrimitiveTypes.Int64}}, windowAggOut, mem)
 		}, 1},
 		{"window_assign", func(mem memory.Allocator) exec.Operator {

@@ -35,10 +35,20 @@ type WindowSpec struct {
 	Slide  time.Duration // HOP
 	Offset time.Duration // TUMBLE, HOP: alignment
 	Gap    time.Duration // SESSION
+	// ProcTime: the windows are over processing time (a PROCTIME()
+	// attribute): a row belongs to the window of the wall clock when the
+	// window operator takes it, and windows fire on a wall-clock timer.
+	ProcTime bool
 }
 
 // String renders the spec in SQL terms, for EXPLAIN.
 func (s WindowSpec) String() string {
+	if s.ProcTime {
+		t := s
+		t.ProcTime = false
+		in := t.String()
+		return in[:len(in)-1] + ", processing time)"
+	}
 	switch s.Kind {
 	case Tumble:
 		if s.Offset != 0 {
@@ -69,6 +79,9 @@ func (s WindowSpec) Validate() error {
 	case Session:
 		if s.Gap <= 0 {
 			return fmt.Errorf("SESSION gap must be positive, not %s", s.Gap)
+		}
+		if s.ProcTime {
+			return fmt.Errorf("SESSION windows over processing time are not supported (TUMBLE and HOP are)")
 		}
 	default:
 		return fmt.Errorf("unknown window kind %d", s.Kind)
