@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/plan"
 )
 
@@ -87,6 +88,7 @@ const (
 // runGraphCommit is runGraph, and says whether the final positions were
 // committed (an INSERT reports it when it is cancelled).
 func runGraphCommit(ctx context.Context, p *plan.Physical) (commitOutcome, error) {
+	ctx = exec.WithMemoryBudget(ctx, p.Budget)
 	var srcs []positionSource
 	for _, st := range p.Graph.Stages() {
 		if ps, ok := st.Src.(positionSource); ok {

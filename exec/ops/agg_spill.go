@@ -58,11 +58,9 @@ func (h *HashAggregate) AllowSpill() *HashAggregate {
 	return h
 }
 
-// Report implements exec.Reporter: groups, and what spilled.
+// Report implements exec.Reporter: what spilled, if anything.
 func (h *HashAggregate) Report() exec.OperatorReport {
-	r := exec.OperatorReport{Counters: []exec.NamedCount{{Name: "groups", Value: int64(h.ngroups)}}}
-	r.Counters = append(r.Counters, h.spilled.counters()...)
-	return r
+	return exec.OperatorReport{Counters: h.spilled.counters()}
 }
 
 // stateBytes estimates the aggregate's in-memory state.

@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/clink-sql/clink/exec"
+)
+
+// spillFixture writes n rows (k VARCHAR, nearly all distinct; g BIGINT;
+// v BIGINT with NULLs) and returns its path.
+func spillFixture(t *testing.T, n int) string {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "g", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	rows := make([]exec.Row, n)
+	for i := range rows {
+		var v any = int64(i * 7 % 1001)
+		if i%13 == 0 {
+			v = nil
+		}
+		rows[i] = exec.Row{fmt.Sprintf("key-%07d", (i*7919)%(n-n/10)), int64(i % 97), v}
+	}
+	path := filepath.Join(t.TempDir(), "spill.parquet")
+	writeParquet(t, path, schema, rows, 16384)
+	return path
+}
+
+// TestMemoryLimitSpillsAndAgrees: under SET 'execution.memory-limit' far
+// below what the hash tables take, GROUP BY and ORDER BY spill (EXPLAIN
+// ANALYZE says how much), give the unlimited answer at parallelism 1 and
+// 2, columnar and row, and leave nothing in the spill directory.
+func TestMemoryLimitSpillsAndAgrees(t *testing.T) {
+	path := spillFixture(t, 120000)
+	spillDir := t.TempDir()
+	queries := []string{
+		"SELECT k, COUNT(*), SUM(v), MIN(g), MAX(v), AVG(v) FROM '%s' GROUP BY k",
+		"SELECT k, g, COUNT(v) FROM '%s' GROUP BY k, g",
+	}
+	ctx := context.Background()
+	for _, qf := range queries {
+		q := fmt.Sprintf(qf, path)
+		var want string
+		for _, run := range []struct {
+			limit    string
+			par      int
+			columnar bool
+		}{{"unlimited", 1, true}, {"1mb", 1, true}, {"1mb", 2, true}, {"1mb", 1, false}, {"2mb", 2, false}} {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			s := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+			sets := []string{fmt.Sprintf("SET 'parallelism' = '%d'", run.par),
+				fmt.Sprintf("SET 'execution.memory-limit' = '%s'", run.limit),
+				fmt.Sprintf("SET 'execution.spill-dir' = '%s'", spillDir)}
+			if !run.columnar {
+				sets = append(sets, "SET 'columnar' = 'off'")
+			}
+			for _, st := range sets {
+				if _, err := s.Execute(ctx, st, nil, ExecOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w := &textWriter{}
+			if _, err := s.Execute(ctx, q, w, ExecOptions{}); err != nil {
+				t.Fatalf("%s (%+v): %v", q, run, err)
+			}
+			got := sortLines(w.sb.String())
+			if want == "" {
+				want = got
+				if strings.Count(want, "\n") < 100000 {
+					t.Fatalf("fixture too small: %d groups", strings.Count(want, "\n"))
+				}
+			} else if got != want {
+				t.Errorf("%s (%+v):\n%s\nwant\n%s", q, run, head(got), head(want))
+			}
+			o, err := s.Execute(ctx, "EXPLAIN ANALYZE "+q, nil, ExecOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			spilled := strings.Contains(o.Text, "spilled bytes")
+			if spilled != (run.limit != "unlimited") {
+				t.Errorf("%s (%+v): spilled = %v in EXPLAIN ANALYZE:\n%s", q, run, spilled, o.Text)
+			}
+			s.Close()
+			mem.AssertSize(t, 0)
+		}
+	}
+	if ents, _ := os.ReadDir(spillDir); len(ents) != 0 {
+		t.Errorf("spill dir not empty: %v", ents)
+	}
+}
+
+// TestMemoryLimitErrorKeepsSession: a query that cannot spill its way
+// under the limit fails naming the operator and the limit, and the next
+// query in the same session runs.
+func TestMemoryLimitErrorKeepsSession(t *testing.T) {
+	path := spillFixture(t, 120000)
+	ctx := context.Background()
+	s := NewSession(SessionOptions{NoDemoCatalog: true})
+	defer s.Close()
+	for _, st := range []string{"SET 'execution.memory-limit' = '1mb'", "SET 'parallelism' = '1'"} {
+		if _, err := s.Execute(ctx, st, nil, ExecOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.Execute(ctx, fmt.Sprintf("SELECT COUNT(DISTINCT k) FROM '%s'", path), nil, ExecOptions{})
+	var lim *exec.MemoryLimitError
+	if !errors.As(err, &lim) || !strings.Contains(err.Error(), "GROUP BY needs more than the memory limit of 1.0 MB (execution.memory-limit)") {
+		t.Fatalf("err = %v, want the GROUP BY memory limit error", err)
+	}
+	w := &textWriter{}
+	if _, err := s.Execute(ctx, fmt.Sprintf("SELECT COUNT(*) FROM '%s'", path), w, ExecOptions{}); err != nil {
+		t.Fatalf("the next query: %v", err)
+	}
+	if strings.TrimSpace(w.sb.String()) != "120000" {
+		t.Errorf("the next query gave %q", w.sb.String())
+	}
+	for _, bad := range []string{"lots", "12 parsecs", "100b"} {
+		if _, err := s.Execute(ctx, fmt.Sprintf("SET 'execution.memory-limit' = '%s'", bad), nil, ExecOptions{}); err == nil {
+			t.Errorf("SET 'execution.memory-limit' = '%s' accepted", bad)
+		}
+	}
+}
