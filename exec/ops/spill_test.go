@@ -26,7 +26,7 @@ type budgeted struct {
 func (b *budgeted) ctx(ctx context.Context) context.Context {
 	return exec.WithMemoryBudget(ctx, b.budget)
 }
-func (b *budgeted) Kind() string                     { return b.op.Kind() }
+func (b *budgeted) Kind() string                    { return b.op.Kind() }
 func (b *budgeted) Capabilities() exec.Capabilities { return b.op.Capabilities() }
 func (b *budgeted) Process(ctx context.Context, in int, x *exec.Batch, out exec.Emitter) error {
 	return b.op.Process(b.ctx(ctx), in, x, out)
