@@ -136,8 +136,9 @@ func (f *spillFile) write(rec arrow.RecordBatch) error {
 	return nil
 }
 
-// each reads the file's records in order, lending each to fn.
-func (f *spillFile) each(fn func(rec arrow.RecordBatch) error) error {
+// reader finishes writing and reads the file from its start. The caller
+// releases the reader.
+func (f *spillFile) reader() (*ipc.Reader, error) {
 	if f.w != nil {
 		err := f.w.Close()
 		if err == nil {
@@ -145,15 +146,24 @@ func (f *spillFile) each(fn func(rec arrow.RecordBatch) error) error {
 		}
 		f.w = nil
 		if err != nil {
-			return fmt.Errorf("spill: %w", err)
+			return nil, fmt.Errorf("spill: %w", err)
 		}
 	}
 	if _, err := f.f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("spill: %w", err)
+		return nil, fmt.Errorf("spill: %w", err)
 	}
 	r, err := ipc.NewReader(bufio.NewReaderSize(f.f, 1<<16), ipc.WithAllocator(f.mem))
 	if err != nil {
-		return fmt.Errorf("spill: reading back: %w", err)
+		return nil, fmt.Errorf("spill: reading back: %w", err)
+	}
+	return r, nil
+}
+
+// each reads the file's records in order, lending each to fn.
+func (f *spillFile) each(fn func(rec arrow.RecordBatch) error) error {
+	r, err := f.reader()
+	if err != nil {
+		return err
 	}
 	defer r.Release()
 	for r.Next() {
