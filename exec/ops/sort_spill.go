@@ -265,7 +265,7 @@ func (h *runHeap) Less(i, j int) bool {
 	return a.run < b.run
 }
 func (h *runHeap) Swap(i, j int) { h.cs[i], h.cs[j] = h.cs[j], h.cs[i] }
-func (h *runHeap) Push(x any)   { h.cs = append(h.cs, x.(*runCursor)) }
+func (h *runHeap) Push(x any)    { h.cs = append(h.cs, x.(*runCursor)) }
 func (h *runHeap) Pop() any {
 	x := h.cs[len(h.cs)-1]
 	h.cs = h.cs[:len(h.cs)-1]
