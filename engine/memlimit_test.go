@@ -38,7 +38,8 @@ func spillFixture(t *testing.T, n int) string {
 }
 
 // TestMemoryLimitSpillsAndAgrees: under SET 'execution.memory-limit' far
-// below what the hash tables take, GROUP BY and ORDER BY spill (EXPLAIN
+// below what the hash tables take, GROUP BY, ORDER BY and the join build
+// spill (EXPLAIN
 // ANALYZE says how much), give the unlimited answer at parallelism 1 and
 // 2, columnar and row, and leave nothing in the spill directory.
 func TestMemoryLimitSpillsAndAgrees(t *testing.T) {
@@ -48,6 +49,7 @@ func TestMemoryLimitSpillsAndAgrees(t *testing.T) {
 		"SELECT k, COUNT(*), SUM(v), MIN(g), MAX(v), AVG(v) FROM '%s' GROUP BY k",
 		"SELECT k, g, COUNT(v) FROM '%s' GROUP BY k, g",
 		"SELECT g, k, v FROM '%s' ORDER BY g DESC, k, v NULLS FIRST",
+		"SELECT a.k, a.g, b.v, b.g FROM '%[1]s' a LEFT JOIN '%[1]s' b ON a.k = b.k AND a.v = b.g",
 	}
 	ctx := context.Background()
 	for _, qf := range queries {

@@ -42,6 +42,16 @@ type batchJoin struct {
 
 	chunks  []buildChunk
 	build   *buildSide
+
+	// Memory (join_spill.go). newChild makes a join of the same spec for
+	// a spilled partition (nil: this join cannot spill).
+	resInit    bool
+	res        *exec.Reservation
+	buildBytes int64
+	spill      *joinSpill
+	spilled    spillStats
+	level      int
+	newChild   func() *batchJoin
 	pending []pendingProbe
 	heldWM  int64
 	// RIGHT and FULL: which build rows found a match, and which inputs
@@ -128,6 +138,7 @@ func (j *batchJoin) Report() exec.OperatorReport {
 			r.Counters = append(r.Counters, exec.NamedCount{Name: "build keys", Value: int64(j.build.keys.len())})
 		}
 	}
+	r.Counters = append(r.Counters, j.spilled.counters()...)
 	return r
 }
 
@@ -137,9 +148,23 @@ func (j *batchJoin) Process(ctx context.Context, input int, b *exec.Batch, out e
 		return j.err
 	}
 	if input == 1 {
-		j.chunks = append(j.chunks, buildChunk{rows: b.Rows(), schema: b.Schema()})
+		rows := b.Rows()
 		j.noteBuildSchema(b.Schema())
-		return j.err
+		if j.err != nil {
+			return j.err
+		}
+		if j.spill != nil {
+			return j.spillBatch(1, b.Schema(), nil, rows)
+		}
+		j.chunks = append(j.chunks, buildChunk{rows: rows, schema: b.Schema()})
+		var n int64
+		for _, r := range rows {
+			n += rowBytes(r)
+		}
+		return j.accountBuild(ctx, n, len(rows))
+	}
+	if j.spill != nil {
+		return j.spillBatch(0, b.Schema(), nil, b.Rows())
 	}
 	if j.build == nil {
 		b.Retain()
@@ -156,10 +181,19 @@ func (j *batchJoin) ProcessColumnar(ctx context.Context, input int, b *exec.Batc
 	}
 	if input == 1 {
 		rec := b.Record()
+		j.noteBuildSchema(b.Schema())
+		if j.err != nil {
+			return true, j.err
+		}
+		if j.spill != nil {
+			return true, j.spillBatch(1, b.Schema(), rec, nil)
+		}
 		rec.Retain()
 		j.chunks = append(j.chunks, buildChunk{rec: rec})
-		j.noteBuildSchema(b.Schema())
-		return true, j.err
+		return true, j.accountBuild(ctx, recordBytes(rec), int(rec.NumRows()))
+	}
+	if j.spill != nil {
+		return true, j.spillBatch(0, b.Schema(), b.Record(), nil)
 	}
 	if j.build == nil {
 		b.Retain()
@@ -264,6 +298,9 @@ func (j *batchJoin) OnWatermark(ctx context.Context, wm int64, out exec.Emitter)
 // Finish of the build input hashes it and replays the held probe batches.
 func (j *batchJoin) Finish(ctx context.Context, input int, out exec.Emitter) error {
 	j.ended[input] = true
+	if j.spill != nil {
+		return j.finishSpilled(ctx, out)
+	}
 	if input == 0 {
 		return j.emitUnmatched(ctx, out)
 	}
@@ -333,6 +370,7 @@ func (j *batchJoin) releaseChunks() {
 
 // Close releases buffered input and the build side.
 func (j *batchJoin) Close() {
+	j.closeSpill()
 	if j.recycle != nil {
 		j.recycle.Close()
 	}

@@ -281,3 +281,88 @@ func TestSortSpills(t *testing.T) {
 		}
 	}
 }
+
+// joinSpillRows are n rows of refLeftSchema/refRightSchema's shape over
+// about 120 keys, with NULLs in every column.
+func joinSpillRows(r *rand.Rand, n int) []exec.Row {
+	rows := make([]exec.Row, n)
+	for i := range rows {
+		row := exec.Row{int64(r.Intn(40)), []string{"a", "b", "c"}[r.Intn(3)], int64(r.Intn(1000))}
+		for c := range row {
+			if r.Intn(9) == 0 {
+				row[c] = nil
+			}
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+// TestHashJoinSpills: under a budget of a few build batches the hash join
+// partitions both inputs to disk (a grace hash join) and gives the
+// reference answer for every join type that can split, on every harness
+// variant (probe batches arrive before, during and after the build), with
+// and without a residual; nothing is left on disk.
+func TestHashJoinSpills(t *testing.T) {
+	for _, typ := range []JoinType{Inner, Left, Right, Full, Semi, Anti} {
+		for _, residual := range []bool{false, true} {
+			spec := HashJoinSpec{Type: typ, LeftKeys: []int{0, 1}, RightKeys: []int{0, 1}, Out: refOut(typ)}
+			ref := refSpec{typ: typ, lk: spec.LeftKeys, rk: spec.RightKeys, keyed: true, nRight: 3}
+			if residual {
+				c := tCmp{a: 2, op: "<", b: 5}
+				spec.Residual, ref.cond = c, c
+			}
+			dir := t.TempDir()
+			var parts []int64
+			runCase(t, opCase{
+				name: fmt.Sprintf("type=%d/residual=%v", typ, residual),
+				newOp: func(mem memory.Allocator) exec.Operator {
+					return &budgeted{op: NewHashJoinSpec(spec, mem), budget: exec.NewMemoryBudget(6<<10, dir),
+						closed: func(op exec.Operator) { parts = append(parts, spillReport(op)["spill partitions"]) }}
+				},
+				inputs: func(nulls bool) []input {
+					r := rand.New(rand.NewSource(int64(typ)))
+					return []input{{refLeftSchema, joinSpillRows(r, 500)}, {refRightSchema, joinSpillRows(r, 300)}}
+				},
+				want: func(ins []input) []exec.Row {
+					rows, err := refJoinSQL(t, ref, ins[0].rows, ins[1].rows)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return rows
+				},
+			})
+			for i, p := range parts {
+				if p == 0 {
+					t.Errorf("type %d: run %d did not spill", typ, i)
+				}
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("type %d: spill dir not empty: %v", typ, ents)
+			}
+		}
+	}
+}
+
+// TestNullAwareJoinOverLimitFailsClearly: NOT IN cannot be split; over its
+// limit it fails naming the join build and the limit.
+func TestNullAwareJoinOverLimitFailsClearly(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	spec := HashJoinSpec{Type: Anti, NullAware: true, LeftKeys: []int{0}, RightKeys: []int{0}, Out: refOut(Anti)}
+	op := NewHashJoinSpec(spec, mem)
+	defer op.Close()
+	r := rand.New(rand.NewSource(3))
+	ctx := exec.WithMemoryBudget(context.Background(), exec.NewMemoryBudget(4<<10, t.TempDir()))
+	var err error
+	for _, b := range makeBatches(t, mem, input{refRightSchema, joinSpillRows(r, 2000)}, 100, true) {
+		if err == nil {
+			_, err = exec.Dispatch(ctx, op, true, 1, b, discard{})
+		}
+		b.Release()
+	}
+	var lim *exec.MemoryLimitError
+	if !errors.As(err, &lim) || lim.Op != "JOIN build" || !strings.Contains(err.Error(), "NOT IN") {
+		t.Fatalf("err = %v, want the JOIN build memory limit error naming NOT IN", err)
+	}
+}
