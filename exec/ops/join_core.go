@@ -40,8 +40,8 @@ type batchJoin struct {
 	// Emission counts for EXPLAIN ANALYZE (Report).
 	emitsColumnar, emitsHeldBack int64
 
-	chunks  []buildChunk
-	build   *buildSide
+	chunks []buildChunk
+	build  *buildSide
 
 	// Memory (join_spill.go). newChild makes a join of the same spec for
 	// a spilled partition (nil: this join cannot spill).
@@ -52,8 +52,8 @@ type batchJoin struct {
 	spilled    spillStats
 	level      int
 	newChild   func() *batchJoin
-	pending []pendingProbe
-	heldWM  int64
+	pending    []pendingProbe
+	heldWM     int64
 	// RIGHT and FULL: which build rows found a match, and which inputs
 	// ended (the rows that found none come out padded once both have).
 	matched      []bool
