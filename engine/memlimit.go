@@ -52,10 +52,38 @@ func cgroupMemoryLimit() uint64 {
 	return 0
 }
 
-// defaultMemoryLimit is the budget without SET: CLINK_MEMORY_LIMIT if set
-// (how a kernel spec or a script chooses it), else memoryBudgetShare of
-// machineMemory (0: unlimited when that is unknown).
+// defaultLimit is SetDefaultMemoryLimit's value (0: not set; -1:
+// unlimited).
+var defaultLimit atomic.Int64
+
+// SetDefaultMemoryLimit sets the budget of sessions that do not SET
+// 'execution.memory-limit' (clinksh --memory-limit), in the setting's
+// syntax, and the runtime's soft limit to match.
+func SetDefaultMemoryLimit(v string) error {
+	n, err := parseMemoryLimit(v)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		defaultLimit.Store(-1)
+	} else {
+		defaultLimit.Store(n)
+	}
+	applyGCLimit(n)
+	return nil
+}
+
+// defaultMemoryLimit is the budget without SET: SetDefaultMemoryLimit's,
+// else CLINK_MEMORY_LIMIT if set (how a kernel spec or a script chooses
+// it), else memoryBudgetShare of machineMemory (0: unlimited when that is
+// unknown).
 func defaultMemoryLimit() int64 {
+	switch n := defaultLimit.Load(); {
+	case n > 0:
+		return n
+	case n < 0:
+		return 0
+	}
 	if v := os.Getenv("CLINK_MEMORY_LIMIT"); v != "" {
 		if n, err := exec.ParseBytes(v); err == nil {
 			return n

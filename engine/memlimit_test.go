@@ -119,9 +119,10 @@ func TestMemoryLimitErrorKeepsSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := s.Execute(ctx, fmt.Sprintf("SELECT COUNT(DISTINCT k) FROM '%s'", path), nil, ExecOptions{})
+	// Two DISTINCTs without GROUP BY: one group, which no spill can split.
+	_, err := s.Execute(ctx, fmt.Sprintf("SELECT COUNT(DISTINCT k), SUM(DISTINCT v) FROM '%s'", path), nil, ExecOptions{})
 	var lim *exec.MemoryLimitError
-	if !errors.As(err, &lim) || !strings.Contains(err.Error(), "GROUP BY needs more than the memory limit of 1.0 MB (execution.memory-limit)") {
+	if !errors.As(err, &lim) || !strings.Contains(err.Error(), "aggregate needs more than the memory limit of 1.0 MB (execution.memory-limit)") {
 		t.Fatalf("err = %v, want the GROUP BY memory limit error", err)
 	}
 	w := &textWriter{}

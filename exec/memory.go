@@ -65,6 +65,13 @@ func (b *MemoryBudget) chunk() int64 {
 	return min(max(b.limit/32, 1<<20), 16<<20)
 }
 
+// floor is what every reservation is granted even when the budget is
+// spent: 1/16 of the limit, at most 16 MiB. An operator that cannot spill
+// but holds little (the one-group aggregate above a spilling GROUP BY)
+// must not fail because a spilling operator holds the budget, and a
+// spilling operator holding its floor still makes progress.
+func (b *MemoryBudget) floor() int64 { return min(b.limit/16, 16<<20) }
+
 // Reservation is one operator's share of a budget. It is used by one
 // goroutine at a time (its operator's); the budget it draws from is shared.
 // A nil *Reservation (no budget) grants everything.
@@ -101,6 +108,10 @@ func (r *Reservation) Resize(need int64) error {
 		return nil
 	}
 	switch {
+	case need > r.held && need <= r.budget.floor():
+		// Granted whatever the others hold: see floor.
+		r.budget.used.Add(need - r.held)
+		r.held = need
 	case need > r.held:
 		grow := need - r.held
 		if c := r.budget.chunk(); grow < c && r.budget.take(c) {

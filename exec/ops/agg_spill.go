@@ -87,7 +87,11 @@ func (h *HashAggregate) stateBytes() int64 {
 func (h *HashAggregate) account(ctx context.Context) error {
 	if !h.resInit {
 		h.resInit = true
-		h.res = exec.MemoryBudgetFrom(ctx).Reserve("GROUP BY")
+		op := "GROUP BY"
+		if len(h.groupCols) == 0 {
+			op = "aggregate"
+		}
+		h.res = exec.MemoryBudgetFrom(ctx).Reserve(op)
 	}
 	if h.res == nil {
 		return nil
@@ -103,7 +107,7 @@ func (h *HashAggregate) account(ctx context.Context) error {
 		case !h.canSpill:
 			lim.Why = "this aggregate cannot spill to disk"
 		case h.keys == nil:
-			lim.Why = "an aggregate without GROUP BY keeps one group, which cannot be split (a DISTINCT set grew too large)"
+			lim.Why = "without GROUP BY there is one group, which cannot be split (its DISTINCT sets grew too large)"
 		case h.spill != nil:
 			lim.Why = "the groups kept in memory grew after spilling began (DISTINCT sets)"
 		case h.level >= maxSpillLevel:
