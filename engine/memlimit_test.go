@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -135,6 +136,70 @@ func TestMemoryLimitErrorKeepsSession(t *testing.T) {
 	for _, bad := range []string{"lots", "12 parsecs", "100b"} {
 		if _, err := s.Execute(ctx, fmt.Sprintf("SET 'execution.memory-limit' = '%s'", bad), nil, ExecOptions{}); err == nil {
 			t.Errorf("SET 'execution.memory-limit' = '%s' accepted", bad)
+		}
+	}
+}
+
+// cancelOnFirst cancels its query when the first result batch arrives,
+// noting whether the spill directory held anything then.
+type cancelOnFirst struct {
+	cancel  context.CancelFunc
+	dir     string
+	spilled bool
+	batches int
+}
+
+func (w *cancelOnFirst) Columns(*arrow.Schema, bool) error { return nil }
+func (w *cancelOnFirst) Batch(*exec.Batch) error {
+	if w.batches++; w.batches == 1 {
+		ents, _ := os.ReadDir(w.dir)
+		w.spilled = len(ents) > 0
+		w.cancel()
+	}
+	return nil
+}
+
+// TestMemoryLimitSpillCancel: a spilling GROUP BY or ORDER BY cancelled
+// while it reads its partitions or merges its runs returns (bounded: 60 s,
+// a hang rather than a timing) with the cancellation, and its spill files
+// are gone.
+func TestMemoryLimitSpillCancel(t *testing.T) {
+	path := spillFixture(t, 120000)
+	spillDir := t.TempDir()
+	for _, q := range []string{
+		"SELECT k, COUNT(*), SUM(v) FROM '%s' GROUP BY k",
+		"SELECT k, v FROM '%s' ORDER BY k DESC",
+	} {
+		q = fmt.Sprintf(q, path)
+		s := NewSession(SessionOptions{NoDemoCatalog: true})
+		for _, st := range []string{"SET 'execution.memory-limit' = '1mb'", "SET 'parallelism' = '1'",
+			fmt.Sprintf("SET 'execution.spill-dir' = '%s'", spillDir)} {
+			if _, err := s.Execute(context.Background(), st, nil, ExecOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		w := &cancelOnFirst{cancel: cancel, dir: spillDir}
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.Execute(ctx, q, w, ExecOptions{})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: err = %v, want the cancellation", q, err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s: still running 60 s after the cancel", q)
+		}
+		cancel()
+		s.Close()
+		if !w.spilled {
+			t.Errorf("%s: nothing on disk when the result began", q)
+		}
+		if ents, _ := os.ReadDir(spillDir); len(ents) != 0 {
+			t.Errorf("%s: spill dir not empty after the cancel: %v", q, ents)
 		}
 	}
 }
