@@ -356,7 +356,7 @@ func spillLine(cs []Count) string {
 	var parts []string
 	for _, c := range cs {
 		switch c.Name {
-		case "spilled bytes", "spilled rows", "spill partitions", "sorted runs":
+		case "spilled bytes", "spilled rows", "spill partitions", "sorted runs", "early flushes":
 			parts = append(parts, fmt.Sprintf("%s: %s", c.Name, Human(c.Value)))
 		}
 	}

@@ -145,7 +145,7 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			// the partial results cross the exchange, so a GROUP BY with
 			// few groups moves a few rows instead of every row.
 			partial := b.op("HashAggregate", "partial: "+strings.Join(parts, ", "), func() exec.Operator {
-				return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem).AllowSpill()
+				return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem).PartialFlush()
 			}, wireParallel, nil, in)
 			b.schemas[partial] = x.schema
 			keys := make([]int, len(x.GroupCols))

@@ -116,6 +116,7 @@ type HashAggregate struct {
 	resInit  bool
 	res      *exec.Reservation
 	canSpill bool
+	partial  bool      // a two-phase GROUP BY's first phase: may emit early
 	level    int       // 0; a partition's aggregate: its spill depth
 	spill    *aggSpill // non-nil once the table is frozen
 	spilled  spillStats
@@ -254,7 +255,7 @@ func (h *HashAggregate) grow() {
 }
 
 // Process is the row path.
-func (h *HashAggregate) Process(ctx context.Context, _ int, b *exec.Batch, _ exec.Emitter) error {
+func (h *HashAggregate) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) error {
 	if err := h.bind(b.Schema()); err != nil {
 		return err
 	}
@@ -278,12 +279,12 @@ func (h *HashAggregate) Process(ctx context.Context, _ int, b *exec.Batch, _ exe
 		// Account every so many rows, not per row.
 		if h.rowsSeen++; h.rowsSeen >= 1024 {
 			h.rowsSeen = 0
-			if err := h.account(ctx); err != nil {
+			if err := h.account(ctx, out); err != nil {
 				return err
 			}
 		}
 	}
-	return h.account(ctx)
+	return h.account(ctx, out)
 }
 
 // foldRow folds one row into its group (created, or found) and returns the
@@ -322,7 +323,7 @@ func (h *HashAggregate) foldRow(r exec.Row, ri int) (g int32, created bool, err 
 
 // ProcessColumnar hashes the key columns straight from the arrays into
 // group ids and folds each aggregate's column into its typed state.
-func (h *HashAggregate) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, _ exec.Emitter) (bool, error) {
+func (h *HashAggregate) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) (bool, error) {
 	if err := h.bind(b.Schema()); err != nil {
 		return false, err
 	}
@@ -382,7 +383,7 @@ func (h *HashAggregate) ProcessColumnar(ctx context.Context, _ int, b *exec.Batc
 			return true, err
 		}
 	}
-	return true, h.account(ctx)
+	return true, h.account(ctx, out)
 }
 
 // OnWatermark holds the watermark: the result leaves at Finish, and rows

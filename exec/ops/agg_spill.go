@@ -58,6 +58,32 @@ func (h *HashAggregate) AllowSpill() *HashAggregate {
 	return h
 }
 
+// PartialFlush marks the first phase of a two-phase GROUP BY: under memory
+// pressure it emits the groups it has and starts afresh, since the second
+// phase merges a key's partial results from any number of emissions (as
+// it does from several subtasks), which costs no disk at all. It returns
+// h.
+func (h *HashAggregate) PartialFlush() *HashAggregate {
+	h.partial = true
+	return h
+}
+
+// flushPartial emits the groups so far and starts over with none.
+func (h *HashAggregate) flushPartial(ctx context.Context, out exec.Emitter) error {
+	if err := h.emitGroups(ctx, out); err != nil {
+		return err
+	}
+	h.releaseState()
+	fresh := NewHashAggregate(h.groupCols, h.aggs, h.out, h.mem)
+	if err := fresh.bind(h.in); err != nil {
+		fresh.Close()
+		return err
+	}
+	h.keys, h.keyBld, h.accs, h.ngroups = fresh.keys, fresh.keyBld, fresh.accs, 0
+	h.spilled.flushes++
+	return nil
+}
+
 // Report implements exec.Reporter: what spilled, if anything.
 func (h *HashAggregate) Report() exec.OperatorReport {
 	return exec.OperatorReport{Counters: h.spilled.counters()}
@@ -84,7 +110,7 @@ func (h *HashAggregate) stateBytes() int64 {
 
 // account reserves the state's estimate against ctx's budget; when it is
 // refused, the aggregate spills if it may, or fails naming the limit.
-func (h *HashAggregate) account(ctx context.Context) error {
+func (h *HashAggregate) account(ctx context.Context, out exec.Emitter) error {
 	if !h.resInit {
 		h.resInit = true
 		op := "GROUP BY"
@@ -104,6 +130,8 @@ func (h *HashAggregate) account(ctx context.Context) error {
 	var lim *exec.MemoryLimitError
 	if errors.As(err, &lim) {
 		switch {
+		case h.partial && h.keys != nil && out != nil:
+			return h.flushPartial(ctx, out)
 		case !h.canSpill:
 			lim.Why = "this aggregate cannot spill to disk"
 		case h.keys == nil:

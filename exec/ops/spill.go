@@ -32,6 +32,7 @@ type spillStats struct {
 	bytes, rows, files int64
 	partitions         int64 // GROUP BY, join: partitions written
 	runs               int64 // ORDER BY: sorted runs written
+	flushes            int64 // a partial GROUP BY's early emissions
 }
 
 func (s *spillStats) add(o spillStats) {
@@ -40,12 +41,16 @@ func (s *spillStats) add(o spillStats) {
 	s.files += o.files
 	s.partitions += o.partitions
 	s.runs += o.runs
+	s.flushes += o.flushes
 }
 
 // counters are the stats as EXPLAIN ANALYZE names them (nothing when
 // nothing spilled).
 func (s spillStats) counters() []exec.NamedCount {
 	if s.files == 0 {
+		if s.flushes > 0 {
+			return []exec.NamedCount{{Name: "early flushes", Value: s.flushes}}
+		}
 		return nil
 	}
 	out := []exec.NamedCount{{Name: "spilled bytes", Value: s.bytes}, {Name: "spilled rows", Value: s.rows},
