@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/clink-sql/clink/exec"
 )
@@ -42,12 +41,11 @@ const (
 
 // aggSpill is the state of an aggregate that froze its table.
 type aggSpill struct {
-	dir    *spillDir
-	seed   maphash.Seed
-	schema *arrow.Schema // the input's, with dictionaries decoded
-	parts  [spillFanout]spillBuffer
-	rows   [spillFanout][]int32 // per batch: the rows going to each part
-	buf    []byte
+	dir   *spillDir
+	seed  maphash.Seed
+	parts [spillFanout]spillBuffer
+	rows  [spillFanout][]int32 // per batch: the rows going to each part
+	buf   []byte
 }
 
 // AllowSpill lets the aggregate spill to disk when its query's memory
@@ -152,14 +150,10 @@ func (h *HashAggregate) account(ctx context.Context, out exec.Emitter) error {
 }
 
 func (h *HashAggregate) startSpill(ctx context.Context) {
-	fs := make([]arrow.Field, h.in.NumFields())
-	for i, f := range h.in.Fields() {
-		f.Type = exec.PlainType(f.Type)
-		fs[i] = f
-	}
-	sp := &aggSpill{dir: newSpillDir(exec.MemoryBudgetFrom(ctx)), seed: maphash.MakeSeed(), schema: arrow.NewSchema(fs, nil)}
+	sp := &aggSpill{dir: newSpillDir(exec.MemoryBudgetFrom(ctx)), seed: maphash.MakeSeed()}
+	schema := plainSchema(h.in)
 	for p := range sp.parts {
-		sp.parts[p].bld = array.NewRecordBuilder(h.mem, sp.schema)
+		sp.parts[p] = newSpillBuffer(sp.dir, schema, h.mem)
 	}
 	h.spill = sp
 	h.spilled.partitions += spillFanout
@@ -185,17 +179,8 @@ func (h *HashAggregate) spillColumnar(rec arrow.RecordBatch, ids []int32) error 
 		sp.rows[p] = append(sp.rows[p], int32(i))
 	}
 	for p := range sp.parts {
-		rows := sp.rows[p]
-		if len(rows) == 0 {
-			continue
-		}
-		part := &sp.parts[p]
-		for c := 0; c < int(rec.NumCols()); c++ {
-			appendRowsFromArr(part.bld.Field(c), rec.Column(c), rows)
-		}
-		part.n += len(rows)
-		if part.n >= spillRows {
-			if err := part.flush(sp.dir, sp.schema, h.mem); err != nil {
+		if len(sp.rows[p]) > 0 {
+			if err := sp.parts[p].appendRows(rec, sp.rows[p]); err != nil {
 				return err
 			}
 		}
@@ -212,17 +197,7 @@ func (h *HashAggregate) spillRow(r exec.Row) error {
 		buf = appendKeyValue(buf, v)
 	}
 	sp.buf = buf
-	part := &sp.parts[maphash.Bytes(sp.seed, buf)%spillFanout]
-	for c, v := range r {
-		if err := exec.AppendValue(part.bld.Field(c), v); err != nil {
-			return err
-		}
-	}
-	part.n++
-	if part.n >= spillRows {
-		return part.flush(sp.dir, sp.schema, h.mem)
-	}
-	return nil
+	return sp.parts[maphash.Bytes(sp.seed, buf)%spillFanout].appendRow(r)
 }
 
 // foldFound is foldRow for a frozen table: the row's group if its key is
@@ -256,7 +231,7 @@ func (h *HashAggregate) finishSpilled(ctx context.Context, out exec.Emitter) err
 	h.releaseState()
 	for p := range sp.parts {
 		part := &sp.parts[p]
-		err := part.flush(sp.dir, sp.schema, h.mem)
+		err := part.flush()
 		part.release()
 		if err != nil {
 			return err
@@ -285,17 +260,7 @@ func (h *HashAggregate) finishPartition(ctx context.Context, f *spillFile, out e
 		child.Close()
 		h.spilled.add(child.spilled)
 	}()
-	err := f.each(func(rec arrow.RecordBatch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec.Retain()
-		b := exec.NewColumnarBatch(rec)
-		defer b.Release()
-		_, err := child.ProcessColumnar(ctx, 0, b, nil)
-		return err
-	})
-	if err != nil {
+	if err := f.replay(ctx, child, 0, out); err != nil {
 		return err
 	}
 	return child.Finish(ctx, 0, out)

@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/clink-sql/clink/exec"
 )
@@ -33,7 +32,7 @@ const joinBuildRowBytes = 24
 type joinSpill struct {
 	dir     *spillDir
 	seed    maphash.Seed
-	schemas [2]*arrow.Schema // probe, build; dictionaries decoded
+	started [2]bool // probe, build: the side's buffers exist
 	parts   [2][spillFanout]spillBuffer
 	rows    [spillFanout][]int32
 	buf     []byte
@@ -117,15 +116,11 @@ func (j *batchJoin) startSpill(ctx context.Context) error {
 func (j *batchJoin) spillBatch(input int, schema *arrow.Schema, rec arrow.RecordBatch, rows []exec.Row) error {
 	sp := j.spill
 	side := input // schemas and parts: 0 probe, 1 build
-	if sp.schemas[side] == nil {
-		fs := make([]arrow.Field, schema.NumFields())
-		for i, f := range schema.Fields() {
-			f.Type = exec.PlainType(f.Type)
-			fs[i] = f
-		}
-		sp.schemas[side] = arrow.NewSchema(fs, nil)
+	if !sp.started[side] {
+		sp.started[side] = true
+		plain := plainSchema(schema)
 		for p := range sp.parts[side] {
-			sp.parts[side][p].bld = array.NewRecordBuilder(j.mem, sp.schemas[side])
+			sp.parts[side][p] = newSpillBuffer(sp.dir, plain, j.mem)
 		}
 	}
 	keys := j.leftKeys
@@ -157,26 +152,15 @@ func (j *batchJoin) spillBatch(input int, schema *arrow.Schema, rec arrow.Record
 	}
 	for p := range sp.rows {
 		idx := sp.rows[p]
-		if len(idx) == 0 {
+		part := &sp.parts[side][p]
+		if rec != nil && len(idx) > 0 {
+			if err := part.appendRows(rec, idx); err != nil {
+				return err
+			}
 			continue
 		}
-		part := &sp.parts[side][p]
-		if rec != nil {
-			for c := 0; c < int(rec.NumCols()); c++ {
-				appendRowsFromArr(part.bld.Field(c), rec.Column(c), idx)
-			}
-		} else {
-			for _, i := range idx {
-				for c, v := range rows[i] {
-					if err := exec.AppendValue(part.bld.Field(c), v); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		part.n += len(idx)
-		if part.n >= spillRows {
-			if err := part.flush(sp.dir, sp.schemas[side], j.mem); err != nil {
+		for _, i := range idx {
+			if err := part.appendRow(rows[i]); err != nil {
 				return err
 			}
 		}
@@ -198,7 +182,7 @@ func (j *batchJoin) finishSpilled(ctx context.Context, out exec.Emitter) error {
 			if part.bld == nil {
 				continue
 			}
-			err := part.flush(sp.dir, sp.schemas[side], j.mem)
+			err := part.flush()
 			part.release()
 			if err != nil {
 				return err
@@ -232,16 +216,7 @@ func (j *batchJoin) joinPartition(ctx context.Context, probe, build *spillFile, 
 	}()
 	feed := func(input int, f *spillFile) error {
 		if f != nil {
-			err := f.each(func(rec arrow.RecordBatch) error {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				rec.Retain()
-				b := exec.NewColumnarBatch(rec)
-				defer b.Release()
-				_, err := child.ProcessColumnar(ctx, input, b, out)
-				return err
-			})
+			err := f.replay(ctx, child, input, out)
 			f.close()
 			if err != nil {
 				return err

@@ -88,7 +88,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 	if s.recRows == 0 && len(s.rows) == 0 {
 		return nil
 	}
-	w := &runWriter{dir: s.dir, schema: s.plainSchema(), mem: s.mem}
+	w := &runWriter{dir: s.dir, schema: plainSchema(s.schema), mem: s.mem}
 	if err := s.emitSorted(ctx, w); err != nil {
 		return err
 	}
@@ -99,16 +99,6 @@ func (s *Sort) spillRun(ctx context.Context) error {
 	s.bufBytes = 0
 	s.res.Release()
 	return nil
-}
-
-// plainSchema is the input's schema with dictionaries decoded: the runs'.
-func (s *Sort) plainSchema() *arrow.Schema {
-	fs := make([]arrow.Field, s.schema.NumFields())
-	for i, f := range s.schema.Fields() {
-		f.Type = exec.PlainType(f.Type)
-		fs[i] = f
-	}
-	return arrow.NewSchema(fs, nil)
 }
 
 // runWriter is an Emitter that appends what it is given to a run file.
@@ -196,7 +186,7 @@ func (s *Sort) mergeRuns(ctx context.Context, out exec.Emitter) error {
 		}
 	}
 	heap.Init(h)
-	schema := s.plainSchema()
+	schema := plainSchema(s.schema)
 	var pending []arrow.RecordBatch // records whose rows the chunk may hold
 	defer func() {
 		for _, r := range pending {

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -182,6 +183,21 @@ func (f *spillFile) each(fn func(rec arrow.RecordBatch) error) error {
 	return nil
 }
 
+// replay feeds the file's records to op's columnar path as input, in
+// order, stopping when ctx is cancelled.
+func (f *spillFile) replay(ctx context.Context, op exec.ColumnarOperator, input int, out exec.Emitter) error {
+	return f.each(func(rec arrow.RecordBatch) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec.Retain()
+		b := exec.NewColumnarBatch(rec)
+		defer b.Release()
+		_, err := op.ProcessColumnar(ctx, input, b, out)
+		return err
+	})
+}
+
 func (f *spillFile) close() {
 	if f.w != nil {
 		_ = f.w.Close()
@@ -190,12 +206,26 @@ func (f *spillFile) close() {
 	_ = f.f.Close()
 }
 
+// plainSchema is s with dictionary-encoded columns as their value types:
+// what spill files hold.
+func plainSchema(s *arrow.Schema) *arrow.Schema {
+	fs := make([]arrow.Field, s.NumFields())
+	for i, f := range s.Fields() {
+		f.Type = exec.PlainType(f.Type)
+		fs[i] = f
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
 // spillBuffer gathers rows for one spill file in builders and writes them
 // out spillRows at a time.
 type spillBuffer struct {
-	bld  *array.RecordBuilder
-	file *spillFile
-	n    int
+	dir    *spillDir
+	schema *arrow.Schema // plain
+	mem    memory.Allocator
+	bld    *array.RecordBuilder
+	file   *spillFile
+	n      int
 }
 
 // spillRows is the rows a spill buffer holds before it writes a record:
@@ -203,12 +233,44 @@ type spillBuffer struct {
 // sixteen partitions' buffers stay a few MB for ordinary rows.
 const spillRows = 4096
 
-func (s *spillBuffer) flush(d *spillDir, schema *arrow.Schema, mem memory.Allocator) error {
+func newSpillBuffer(d *spillDir, schema *arrow.Schema, mem memory.Allocator) spillBuffer {
+	return spillBuffer{dir: d, schema: schema, mem: mem, bld: array.NewRecordBuilder(mem, schema)}
+}
+
+// appendRows appends rows of rec (its columns may be dictionaries of the
+// buffer's plain types).
+func (s *spillBuffer) appendRows(rec arrow.RecordBatch, rows []int32) error {
+	for c := 0; c < int(rec.NumCols()); c++ {
+		appendRowsFromArr(s.bld.Field(c), rec.Column(c), rows)
+	}
+	s.n += len(rows)
+	if s.n >= spillRows {
+		return s.flush()
+	}
+	return nil
+}
+
+// appendRow appends one row-form row.
+func (s *spillBuffer) appendRow(r exec.Row) error {
+	for c, v := range r {
+		if err := exec.AppendValue(s.bld.Field(c), v); err != nil {
+			return err
+		}
+	}
+	s.n++
+	if s.n >= spillRows {
+		return s.flush()
+	}
+	return nil
+}
+
+// flush writes what the buffer holds to its file (created on first use).
+func (s *spillBuffer) flush() error {
 	if s.n == 0 {
 		return nil
 	}
 	if s.file == nil {
-		f, err := d.create(schema, mem)
+		f, err := s.dir.create(s.schema, s.mem)
 		if err != nil {
 			return err
 		}
