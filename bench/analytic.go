@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +54,7 @@ type analyticConfig struct {
 	data       string        // the data directory ("" for the cache)
 	queries    string        // "all" or a comma-separated list (q01,q06)
 	queriesDir string        // testdata ("" to look up from the working directory)
+	profileDir string        // a CPU profile of clink's first timed run per query goes here ("" for none)
 }
 
 // prepareSuite generates (or reuses) the data and reads the queries.
@@ -344,8 +346,11 @@ func runSuiteQuery(ctx context.Context, q suiteQuery, cl *clinkRunner, dk *duckR
 	for i := 0; i < c.repeat && ctx.Err() == nil; i++ {
 		if o.clinkErr == nil {
 			runtime.GC()
+			stopProfile := startProfile(c.profileDir, q.name, i)
 			start := time.Now()
-			if _, n, err := cl.script(ctx, q, c.timeout, false); err != nil {
+			_, n, err := cl.script(ctx, q, c.timeout, false)
+			stopProfile()
+			if err != nil {
 				o.clinkErr = err
 			} else if n != int64(len(clinkRows)) && o.mismatch == nil {
 				o.mismatch = fmt.Errorf("clink returned %d rows in a timed run, %d in the checked run", n, len(clinkRows))
@@ -396,4 +401,28 @@ func runAnalytic(ctx context.Context, c analyticConfig, out string, stdout, log 
 		failed = failed || o.failed()
 	}
 	return failed, nil
+}
+
+// startProfile starts a CPU profile of clink's first timed run of query
+// name into dir/<name>.prof (only clink runs in this process's Go code
+// while it is on; DuckDB's time shows up as cgo). It returns the stop.
+func startProfile(dir, name string, run int) func() {
+	if dir == "" || run != 0 {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, name+".prof"))
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: cpu profile:", err)
+		if f != nil {
+			f.Close()
+		}
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }

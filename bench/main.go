@@ -38,6 +38,7 @@ type config struct {
 	rows       int64
 	timeout    time.Duration
 	queriesDir string
+	profileDir string
 }
 
 func main() {
@@ -56,6 +57,7 @@ func main() {
 	flag.Int64Var(&c.rows, "rows", 10_000_000, "clickbench: the rows of the hits table")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "tpch, clickbench: the longest one run of a query may take on one engine")
 	flag.StringVar(&c.queriesDir, "querydir", "", "tpch, clickbench: the testdata directory holding tpch/queries and clickbench/queries (default: found above the working directory)")
+	flag.StringVar(&c.profileDir, "cpuprofile", "", "tpch, clickbench: write a CPU profile of clink's first timed run of each query to `DIR`/<query>.prof")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -81,7 +83,7 @@ func main() {
 // -queries selects query files by name (q01,q06).
 func (c config) analytic() analyticConfig {
 	return analyticConfig{suite: c.suite, sf: c.sf, rows: c.rows, threads: c.threads, repeat: c.repeat,
-		timeout: c.timeout, data: c.data, queries: c.queries, queriesDir: c.queriesDir}
+		timeout: c.timeout, data: c.data, queries: c.queries, queriesDir: c.queriesDir, profileDir: c.profileDir}
 }
 
 // outcome is one query's measurements.

@@ -102,7 +102,7 @@ func Complete(code string, cursor int, tables []engine.TableInfo) Result {
 			add(f.Name)
 		}
 	}
-	for _, t := range columnsInScope(code, tables) {
+	for _, t := range TablesInScope(code, tables) {
 		for _, f := range t.Schema.Fields() {
 			if hasPrefixFold(f.Name, word) {
 				add(f.Name)
@@ -113,9 +113,9 @@ func Complete(code string, cursor int, tables []engine.TableInfo) Result {
 	return c
 }
 
-// columnsInScope are the tables whose columns fit: those the code names,
+// TablesInScope are the tables whose columns fit: those the code names,
 // or all of them when it names none.
-func columnsInScope(code string, tables []engine.TableInfo) []engine.TableInfo {
+func TablesInScope(code string, tables []engine.TableInfo) []engine.TableInfo {
 	words := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(code), func(r rune) bool { return !isWordRune(r) }) {
 		words[w] = true
@@ -155,6 +155,14 @@ func hasPrefixFold(s, prefix string) bool {
 // WordAt is the word under (or just before) cursor (a code-point index;
 // negative means the end): what inspection describes.
 func WordAt(code string, cursor int) string {
+	_, name := NameAt(code, cursor)
+	return name
+}
+
+// NameAt is the possibly qualified name under (or just before) cursor:
+// "bid.price" gives ("bid", "price"), "price" gives ("", "price"). With the
+// cursor on the qualifier ("b|id.price") the qualifier is the name.
+func NameAt(code string, cursor int) (qualifier, name string) {
 	rs := []rune(code)
 	pos := clamp(rs, cursor)
 	start, end := pos, pos
@@ -164,5 +172,15 @@ func WordAt(code string, cursor int) string {
 	for end < len(rs) && isWordRune(rs[end]) {
 		end++
 	}
-	return string(rs[start:end])
+	name = string(rs[start:end])
+	if start > 1 && rs[start-1] == '.' && isWordRune(rs[start-2]) {
+		q := start - 1
+		for q > 0 && isWordRune(rs[q-1]) {
+			q--
+		}
+		if !unicode.IsDigit(rs[q]) { // not a number's digits: 1.5
+			qualifier = string(rs[q : start-1])
+		}
+	}
+	return qualifier, name
 }

@@ -109,3 +109,22 @@ func TestWordAt(t *testing.T) {
 		}
 	}
 }
+
+func TestNameAt(t *testing.T) {
+	for _, c := range []struct {
+		code       string
+		cursor     int
+		qual, name string
+	}{
+		{"SELECT bid.price FROM bid", 13, "bid", "price"},
+		{"SELECT bid.price FROM bid", 16, "bid", "price"},
+		{"SELECT bid.price FROM bid", 8, "", "bid"},
+		{"SELECT price FROM bid", 9, "", "price"},
+		{"SELECT 1.5", -1, "", "5"},
+		{"SELECT .x", -1, "", "x"},
+	} {
+		if q, n := NameAt(c.code, c.cursor); q != c.qual || n != c.name {
+			t.Errorf("NameAt(%q, %d) = %q, %q; want %q, %q", c.code, c.cursor, q, n, c.qual, c.name)
+		}
+	}
+}

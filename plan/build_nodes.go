@@ -109,7 +109,7 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 		for i, e := range x.Exprs {
 			exprs[i] = e.Compile()
 			parts[i] = exprs[i].String()
-			if name := x.schema.Field(i).Name; name != parts[i] {
+			if name := x.schema.Field(i).Name; name != parts[i] && !internalName(name) {
 				parts[i] += " AS " + name
 			}
 		}

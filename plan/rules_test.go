@@ -218,3 +218,54 @@ func TestSemiJoinsMoveBelowInnerJoins(t *testing.T) {
 		}
 	}
 }
+
+func TestAggregatesReducedByJoinKeys(t *testing.T) {
+	// Q17's shape: the correlated AVG becomes a GROUP BY auction over all
+	// of b joined to the outer rows; the outer side's filtered scan of t
+	// holds the only keys that can meet it, so the aggregate's input is
+	// semi-joined with them first.
+	n := planOf(t, `SELECT sum(b.price) FROM b, t
+		WHERE t.i64 = b.auction AND t.s = 'x'
+		  AND b.price < (SELECT avg(price) FROM b b2 WHERE b2.auction = t.i64)`)
+	var reduced []*Aggregate
+	for _, a := range nodesOf[*Aggregate](n) {
+		if j, ok := a.Input.(*Join); ok && j.Kind == JoinSemi {
+			reduced = append(reduced, a)
+			if !filteredScan(j.Right) {
+				t.Errorf("the key set is not a filtered scan:\n%s", Format(j.Right))
+			}
+		}
+	}
+	if len(reduced) != 1 {
+		t.Fatalf("want the subquery's aggregate reduced by a SEMI join, got %d:\n%s", len(reduced), Format(n))
+	}
+
+	// Q20's shape: the outer side is b cut by an IN over a filtered t, so
+	// the keys come from t through the IN's equality, for the one key
+	// column it equates (auction; bidder is dropped, which only reduces
+	// less).
+	n = planOf(t, `SELECT b.price FROM b
+		WHERE b.auction IN (SELECT i64 FROM t WHERE s = 'x')
+		  AND b.price > (SELECT sum(price) FROM b b2 WHERE b2.auction = b.auction AND b2.bidder = b.bidder)`)
+	reduced = reduced[:0]
+	for _, a := range nodesOf[*Aggregate](n) {
+		if j, ok := a.Input.(*Join); ok && j.Kind == JoinSemi && len(a.GroupCols) == 2 {
+			reduced = append(reduced, a)
+			if !filteredScan(j.Right) || j.Right.Schema().NumFields() != 1 {
+				t.Errorf("the key set is not one column of a filtered scan:\n%s", Format(j.Right))
+			}
+		}
+	}
+	if len(reduced) != 1 {
+		t.Fatalf("want the two-key aggregate reduced through the IN's equality, got %d:\n%s", len(reduced), Format(n))
+	}
+
+	// Without a filter on the outer side every key may meet a group: the
+	// extra join would cost without cutting anything.
+	n = planOf(t, `SELECT t.s FROM t WHERE t.i64 > (SELECT avg(price) FROM b WHERE b.auction = t.i64)`)
+	for _, a := range nodesOf[*Aggregate](n) {
+		if j, ok := a.Input.(*Join); ok && j.Kind == JoinSemi {
+			t.Errorf("an aggregate was reduced by an unfiltered side:\n%s", Format(n))
+		}
+	}
+}

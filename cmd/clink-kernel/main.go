@@ -79,6 +79,31 @@ func (s session) Tables() []engine.TableInfo {
 	return ts
 }
 
+// ColumnStats is what a file-backed table's metadata (Parquet footers)
+// tells of column col, for inspection: its rows and value range. Tables
+// without such metadata (streams, views) report nothing.
+func (s session) ColumnStats(table string, col int) (dispatch.ColumnStats, bool) {
+	e, ok := s.Catalog().Lookup(table)
+	if !ok || e.IsView() {
+		return dispatch.ColumnStats{}, false
+	}
+	tbl, err := e.Resolve()
+	if err != nil {
+		return dispatch.ColumnStats{}, false
+	}
+	counted, ok := tbl.(interface{ NumRows() int64 })
+	if !ok {
+		return dispatch.ColumnStats{}, false
+	}
+	st := dispatch.ColumnStats{Rows: counted.NumRows()}
+	if r, ok := tbl.(interface {
+		ColumnRange(col int) (lo, hi any, ok bool)
+	}); ok {
+		st.Min, st.Max, st.HasRange = r.ColumnRange(col)
+	}
+	return st, true
+}
+
 func run(connFile string) error {
 	logger := log.New(os.Stderr, "clink-kernel: ", log.LstdFlags)
 	ci, err := wire.ReadConnectionFile(connFile)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/clink-sql/clink/explain"
 )
 
 // liveTable redraws a table in place on a terminal: each frame moves the
@@ -147,9 +149,9 @@ func liveRow(widths []int, right []bool, vals []string) string {
 func liveFooter(f liveFrame, shown int) string {
 	rows := rowsLabel(int64(f.rows))
 	if shown < f.rows {
-		rows = fmt.Sprintf("showing %d of %s rows", shown, groupDigits(int64(f.rows)))
+		rows = fmt.Sprintf("showing %d of %s rows", shown, explain.GroupDigits(int64(f.rows)))
 	}
-	changes := groupDigits(f.changes) + " changes"
+	changes := explain.GroupDigits(f.changes) + " changes"
 	if f.changes == 1 {
 		changes = "1 change"
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/explain"
 )
 
 // progressLine draws "rows and bytes read of the total" on the terminal
@@ -58,7 +59,7 @@ func (l *progressLine) tick() {
 	if l.stopped || l.unbounded {
 		return
 	}
-	text := progressText(l.p.RowsRead.Load(), l.p.RowsTotal.Load(), l.p.BytesRead.Load(), l.p.BytesTotal.Load())
+	text := explain.Progress(l.p.RowsRead.Load(), l.p.RowsTotal.Load(), l.p.BytesRead.Load(), l.p.BytesTotal.Load())
 	fmt.Fprintf(l.w, "\r%s\x1b[K", text)
 	l.drawn = true
 }
@@ -92,55 +93,4 @@ func (l *progressLine) eraseLocked() {
 		fmt.Fprint(l.w, "\r\x1b[K")
 		l.drawn = false
 	}
-}
-
-// progressText is e.g. "1,234 / 10,000 rows (12%), 1.2 MiB / 9.8 MiB read".
-// Totals are zero when the scans do not know them.
-func progressText(rows, rowsTotal, bytes, bytesTotal int64) string {
-	s := groupDigits(rows)
-	if rowsTotal > 0 {
-		s += " / " + groupDigits(rowsTotal) + " rows"
-		s += fmt.Sprintf(" (%d%%)", min(100, rows*100/rowsTotal))
-	} else {
-		s += " rows"
-	}
-	if bytes > 0 || bytesTotal > 0 { // sources that count rows only say nothing of bytes
-		s += ", " + humanBytes(bytes)
-		if bytesTotal > 0 {
-			s += " / " + humanBytes(bytesTotal)
-		}
-	}
-	return s + " read"
-}
-
-func groupDigits(n int64) string {
-	s := fmt.Sprint(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	var out []byte
-	for i, c := range []byte(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, c)
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

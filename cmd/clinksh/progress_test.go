@@ -27,21 +27,6 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func TestProgressText(t *testing.T) {
-	for _, tc := range []struct {
-		rows, rowsTotal, bytes, bytesTotal int64
-		want                               string
-	}{
-		{1234, 10000, 1536, 10 << 20, "1,234 / 10,000 rows (12%), 1.5 KiB / 10.0 MiB read"},
-		{5, 0, 100, 0, "5 rows, 100 B read"},
-		{1234567, 1000000, 0, 0, "1,234,567 / 1,000,000 rows (100%) read"},
-	} {
-		if got := progressText(tc.rows, tc.rowsTotal, tc.bytes, tc.bytesTotal); got != tc.want {
-			t.Errorf("got %q, want %q", got, tc.want)
-		}
-	}
-}
-
 func TestProgressLineDrawsAndErases(t *testing.T) {
 	var w syncBuffer
 	p := &exec.Progress{}

@@ -38,6 +38,10 @@ func TestBothPathsAgree(t *testing.T) {
 			{col("ts"), col("tu")}, {col("ts"), lit("2015-07-15 00:00:05", tStr)}, {col("day"), lit("2013-11-01", tStr)},
 			{col("ts"), col("day")}, {col("b"), col("c")}, {col("b"), lit(true, tBool)}, {col("bin"), col("bin")},
 			{col("s"), lit(nil, arrow.Null)}, {col("nul"), col("i")},
+			// DECIMALs that fit int64 take cmpDec64; a constant past int64
+			// keeps the 128-bit compare.
+			{col("d"), num("12345678901234567890.5")}, {num("-12345678901234567890"), col("d")},
+			{cast(col("d"), decType(38, 10)), cast(col("price"), decType(38, 10))},
 		} {
 			cases = append(cases, bin(op, pair[0], pair[1]))
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
@@ -90,3 +91,43 @@ func BenchmarkGreaterRow(b *testing.B)      { benchExpr(b, gtBuild, true) }
 // The same over 64K-row batches: buffers stay cache- and allocator-friendly.
 func BenchmarkMulDecimalColumnar64K(b *testing.B) { benchExprBatch(b, mulBuild, false, 1<<16) }
 func BenchmarkGreaterColumnar64K(b *testing.B)    { benchExprBatch(b, gtBuild, false, 1<<16) }
+
+// BenchmarkCompareDecimal: a DECIMAL(15,2) column of 8192 rows compared
+// with a constant (TPC-H Q6's l_discount BETWEEN ...): "fits" takes the
+// int64 loop, "wide" holds one value past int64, which sends the batch
+// through the 128-bit compare. ns/row.
+func BenchmarkCompareDecimal(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	dt := &arrow.Decimal128Type{Precision: 15, Scale: 2}
+	for _, wide := range []bool{false, true} {
+		bld := array.NewDecimal128Builder(mem, dt)
+		rng := rand.New(rand.NewSource(1))
+		for i := 0; i < 8192; i++ {
+			bld.Append(decimal128.FromI64(rng.Int63n(11)))
+		}
+		a := bld.NewArray()
+		bld.Release()
+		if wide {
+			a.(*array.Decimal128).Values()[100] = decimal128.New(1, 0)
+		}
+		schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: dt}}, nil)
+		rec := array.NewRecordBatch(schema, []arrow.Array{a}, 8192)
+		a.Release()
+		e, err := NewBinary("<", Col(0, dt, "x"), Lit(decimal128.FromI64(6), dt))
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := map[bool]string{false: "fits", true: "wide"}[wide]
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				out, err := e.EvalColumnar(mem, rec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Release()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*8192), "ns/row")
+		})
+		rec.Release()
+	}
+}

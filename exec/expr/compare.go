@@ -244,6 +244,10 @@ func (c *Compare) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arr
 	case arrow.DECIMAL128:
 		x, mx := slice[decimal128.Num](lo)
 		y, my := slice[decimal128.Num](ro)
+		if fits64(x, mx, n) && fits64(y, my, n) {
+			cmpDec64(op, x, y, mx, my, out, n)
+			break
+		}
 		for i := 0; i < n; i++ {
 			out[i>>3] |= b2u(threeWay(op, cmp128(x[i&mx], y[i&my]))) << (i & 7)
 		}
@@ -261,6 +265,56 @@ func (c *Compare) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arr
 		}
 	}
 	return finish(bt, n, valid, nulls, buf), nil
+}
+
+// fits64 reports whether the first n values of x (one when mask is 0, a
+// constant) are int64s sign-extended to 128 bits: every value of a
+// DECIMAL(p <= 18) column, checked rather than trusted from the type
+// because a file may hold a wider value than its precision says.
+func fits64(x []decimal128.Num, mask, n int) bool {
+	if mask == 0 {
+		n = 1
+	}
+	for _, v := range x[:n] {
+		if v.HighBits() != int64(v.LowBits())>>63 {
+			return false
+		}
+	}
+	return true
+}
+
+// cmpDec64 is cmpOrdered for DECIMAL values that fit int64 (fits64): the
+// low words compared as int64, one loop per operator (TPC-H Q6's
+// l_discount BETWEEN 0.05 AND 0.07 took a third of the query's time
+// through the 128-bit three-way compare).
+func cmpDec64(op cmpOp, x, y []decimal128.Num, mx, my int, out []byte, n int) {
+	lo := func(v decimal128.Num) int64 { return int64(v.LowBits()) }
+	switch op {
+	case opEq:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= b2u(lo(x[i&mx]) == lo(y[i&my])) << (i & 7)
+		}
+	case opNe:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= b2u(lo(x[i&mx]) != lo(y[i&my])) << (i & 7)
+		}
+	case opLt:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= b2u(lo(x[i&mx]) < lo(y[i&my])) << (i & 7)
+		}
+	case opLe:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= b2u(lo(x[i&mx]) <= lo(y[i&my])) << (i & 7)
+		}
+	case opGt:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= b2u(lo(x[i&mx]) > lo(y[i&my])) << (i & 7)
+		}
+	default:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= b2u(lo(x[i&mx]) >= lo(y[i&my])) << (i & 7)
+		}
+	}
 }
 
 type ordered interface {

@@ -251,8 +251,25 @@ func TestKeyIndexRandomised(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ids, err := k.idsColumnar(recordColumns(rec), n, insert, nil, nil)
+				kc := recordColumns(rec)
+				var dicts []arrow.Array
+				if r.Intn(2) == 0 {
+					// VARCHAR columns as a scan may hand them out: codes into a
+					// dictionary with its own order, a duplicate and a NULL entry.
+					for c, f := range fs {
+						if f.Type.ID() == arrow.STRING {
+							d := testDict(mem, []string{"longer string value", "b", "<null>", "", "a", "ab", "b"})
+							kc[c] = dictColumn(t, mem, d, rows, c)
+							d.Release()
+							dicts = append(dicts, kc[c])
+						}
+					}
+				}
+				ids, err := k.idsColumnar(kc, n, insert, nil, nil)
 				rec.Release()
+				for _, d := range dicts {
+					d.Release()
+				}
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -189,7 +189,7 @@ func TestKeyIndexDictionaryMemo(t *testing.T) {
 				t.Fatalf("batch %d row %d: id %d, the string's id is %d", i, r, id, want)
 			}
 		}
-		if i == 1 && k.dict != batches[0].Record().Column(1).Data().Dictionary() {
+		if i == 1 && k.dict.dict != batches[0].Record().Column(1).Data().Dictionary() {
 			t.Errorf("the second batch of dictionary A did not keep A's ids")
 		}
 	}
@@ -281,6 +281,7 @@ func TestKeyIndexDictionaryCodeOutOfRange(t *testing.T) {
 	}{
 		{"varchar", keyString, []arrow.Array{col}},
 		{"general", keyGeneral, []arrow.Array{other, col}},
+		{"packed", chooseKeyKind([]arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}), []arrow.Array{other, col}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKeyIndex(tc.kind, true)

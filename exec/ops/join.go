@@ -32,6 +32,15 @@ const (
 	// Single: LEFT, except that a left row with more than one match is an
 	// error (the join a scalar subquery becomes).
 	Single
+	// RightSemi: each build (right) row with at least one match, once;
+	// right columns only. The planner uses it for a SEMI join whose left
+	// input is the smaller: built on that input, probed by the other
+	// (TPC-H Q4: 57k orders built, 3.8M lineitems probed, instead of the
+	// reverse). No residual.
+	RightSemi
+	// RightAnti: each build row without a match; right columns only. As
+	// RightSemi, for an ANTI join that is not null aware.
+	RightAnti
 )
 
 // ErrScalarSubqueryRows is a Single join's error: a left row found more
@@ -54,6 +63,10 @@ func (t JoinType) String() string {
 		return "MARK"
 	case Single:
 		return "SINGLE"
+	case RightSemi:
+		return "RIGHT SEMI"
+	case RightAnti:
+		return "RIGHT ANTI"
 	}
 	return "INNER"
 }
@@ -61,9 +74,14 @@ func (t JoinType) String() string {
 // padsLeft: a left row without a match comes out once, NULLs on the right.
 func (t JoinType) padsLeft() bool { return t == Left || t == Full || t == Single }
 
-// padsBuild: a build row without a match comes out once the probe input
-// has ended, NULLs on the left.
-func (t JoinType) padsBuild() bool { return t == Right || t == Full }
+// padsBuild: build rows come out once the probe input has ended: those
+// without a match, NULLs on the left (RIGHT, FULL), or by whether they had
+// one (buildOnly).
+func (t JoinType) padsBuild() bool { return t == Right || t == Full || t.buildOnly() }
+
+// buildOnly: the output is decided per build row from whether it has a
+// match, once the probe input has ended (no pairs come out).
+func (t JoinType) buildOnly() bool { return t == RightSemi || t == RightAnti }
 
 // leftOnly: the output is decided per left row from whether it has a
 // match (no pairs come out).
@@ -114,11 +132,14 @@ func (s HashJoinSpec) Validate() error {
 
 // validateJoin is what the hash and the nested-loop join check alike.
 func validateJoin(typ JoinType, nullAware bool, cond expr.Expr, out *arrow.Schema, leftKeys []int) error {
-	if typ < Inner || typ > Single {
+	if typ < Inner || typ > RightAnti {
 		return fmt.Errorf("join: unknown join type %d", int(typ))
 	}
 	if nullAware && typ != Mark && typ != Anti && typ != Semi {
 		return fmt.Errorf("join: a %s join cannot be null aware (only SEMI, ANTI and MARK)", typ)
+	}
+	if typ.buildOnly() && cond != nil {
+		return fmt.Errorf("join: a %s join takes no residual", typ)
 	}
 	if cond != nil && cond.Type().ID() != arrow.BOOL {
 		return fmt.Errorf("join: condition %s is %s, not BOOLEAN", cond, cond.Type())
@@ -132,6 +153,9 @@ func validateJoin(typ JoinType, nullAware bool, cond expr.Expr, out *arrow.Schem
 			return fmt.Errorf("join: a MARK join's last output column is its BOOLEAN mark")
 		}
 		nLeft--
+	}
+	if typ.buildOnly() {
+		return nil // the output is the build side's; the probe's keys are checked per batch
 	}
 	for _, k := range leftKeys {
 		if k < 0 || k >= nLeft {
@@ -168,7 +192,12 @@ func NewHashJoinSpec(spec HashJoinSpec, mem memory.Allocator) *HashJoin {
 	}
 	types := make([]arrow.DataType, len(spec.LeftKeys))
 	for i, k := range spec.LeftKeys {
-		// Left columns come first in the output, so its types are theirs.
+		// Left columns come first in the output, so its types are theirs
+		// (the build's, the whole output of RIGHT SEMI and ANTI; the
+		// planner gives both sides' keys one type).
+		if spec.Type.buildOnly() {
+			k = spec.RightKeys[i]
+		}
 		types[i] = spec.Out.Field(k).Type
 		if j.isNullSafe(i) {
 			j.nullKeys = true

@@ -57,6 +57,7 @@ type batchJoin struct {
 	// RIGHT and FULL: which build rows found a match, and which inputs
 	// ended (the rows that found none come out padded once both have).
 	matched      []bool
+	keysDone     []bool // RIGHT SEMI and ANTI: the build keys whose rows are marked
 	ended        [2]bool
 	unmatchedOut bool
 
@@ -253,6 +254,16 @@ func (j *batchJoin) nLeft() int {
 // names, and Arrow refuses a record whose column types differ.
 func (j *batchJoin) checkProbeSchema(s *arrow.Schema) error {
 	if s == j.probeSchema {
+		return nil
+	}
+	if j.typ.buildOnly() {
+		// The probe's columns are not in the output: only its keys are read.
+		for i, k := range j.leftKeys {
+			if k >= s.NumFields() || !arrow.TypeEqual(exec.PlainType(s.Field(k).Type), exec.PlainType(j.out.Field(j.rightKeys[i]).Type)) {
+				return fmt.Errorf("join: probe key %d does not match the build key's type %s", k, j.out.Field(j.rightKeys[i]).Type)
+			}
+		}
+		j.probeSchema = s
 		return nil
 	}
 	if j.build.n == 0 && !j.typ.leftOnly() && j.build.schema.NumFields() != j.out.NumFields()-s.NumFields() {

@@ -210,19 +210,21 @@ func (j *batchJoin) emitMark(ctx context.Context, pb *probeBatch, hits []int32, 
 
 // emitUnmatched emits, once the probe input has ended and the build side
 // is hashed, a RIGHT or FULL join's build rows that nothing matched, with
-// NULLs for the probe's columns: born columnar when the planner allows
-// it, in chunks of emitChunk rows.
+// NULLs for the probe's columns (a RIGHT SEMI join's rows that something
+// matched, a RIGHT ANTI join's that nothing did, without probe columns):
+// born columnar when the planner allows it, in chunks of emitChunk rows.
 func (j *batchJoin) emitUnmatched(ctx context.Context, out exec.Emitter) error {
 	if !j.typ.padsBuild() || j.unmatchedOut || !j.ended[0] || j.build == nil {
 		return nil
 	}
 	var ridx []int32
+	want := j.typ == RightSemi // the rows whose matched flag is this come out
 	for r := 0; r < j.build.n; r++ {
-		if j.matched == nil || !j.matched[r] {
+		if (j.matched != nil && j.matched[r]) == want {
 			ridx = append(ridx, int32(r))
 		}
 	}
-	j.matched, j.unmatchedOut = nil, true
+	j.matched, j.keysDone, j.unmatchedOut = nil, nil, true
 	nLeft := j.out.NumFields() - j.build.schema.NumFields()
 	for start := 0; start < len(ridx); start += emitChunk {
 		part := ridx[start:min(start+emitChunk, len(ridx))]

@@ -35,6 +35,8 @@ func (j *batchJoin) probe(ctx context.Context, pb *probeBatch, out exec.Emitter)
 		}
 	}
 	switch {
+	case j.typ.buildOnly():
+		return j.probeBuildOnly(pb)
 	case j.typ.leftOnly():
 		return j.probeLeftOnly(ctx, pb, out)
 	case j.residual == nil:
@@ -314,6 +316,25 @@ func (j *batchJoin) probePairsResidual(ctx context.Context, pb *probeBatch, out 
 			return err
 		}
 		olidx, oridx = olidx[:0], oridx[:0]
+	}
+	return nil
+}
+
+// probeBuildOnly is the probe of RIGHT SEMI and RIGHT ANTI: a probe row
+// only marks its key's build rows matched (once per key: keysDone), and
+// the build rows come out when the probe input ends (emitUnmatched).
+func (j *batchJoin) probeBuildOnly(pb *probeBatch) error {
+	if j.residual != nil || !j.keyed() {
+		return fmt.Errorf("join: %s needs equi-keys and no residual", j.typ)
+	}
+	if j.keysDone == nil {
+		j.keysDone = make([]bool, j.build.keys.len())
+	}
+	for _, g := range j.gids[:pb.n] {
+		if g >= 0 && !j.keysDone[g] {
+			j.keysDone[g] = true
+			j.markMatched(j.build.matches(g))
+		}
 	}
 	return nil
 }

@@ -229,6 +229,13 @@ func refJoinSQL(t testing.TB, s refSpec, left, right []exec.Row) ([]exec.Row, er
 			}
 		}
 	}
+	if s.typ == RightSemi || s.typ == RightAnti {
+		for ri, r := range right {
+			if rightMatched[ri] == (s.typ == RightSemi) {
+				out = append(out, append(exec.Row{}, r...))
+			}
+		}
+	}
 	return out, nil
 }
 
@@ -262,6 +269,9 @@ func refRows(rng *rand.Rand, n int) []exec.Row {
 
 // refOut is the join's output schema.
 func refOut(typ JoinType) *arrow.Schema {
+	if typ == RightSemi || typ == RightAnti {
+		return refRightSchema
+	}
 	fields := append([]arrow.Field{}, refLeftSchema.Fields()...)
 	switch typ {
 	case Semi, Anti:

@@ -19,23 +19,29 @@ func nullAwareValid(t JoinType) bool { return t == Semi || t == Anti || t == Mar
 // right column 2).
 var refResidual expr.Expr = tCmp{op: "<", a: 2, b: 3 + 2}
 
+// hashJoinKeySet is a key shape of the hash join tests: the key columns
+// of each side and the null-safe flag sets to try.
+type hashJoinKeySet struct {
+	name   string
+	lk, rk []int
+	safe   [][]bool
+}
+
+var hashJoinKeySets = []hashJoinKeySet{
+	{"k1", []int{0}, []int{0}, [][]bool{nil, {true}}},
+	{"k2", []int{1}, []int{1}, [][]bool{nil, {true}}},
+	{"k1k2", []int{0, 1}, []int{0, 1}, [][]bool{nil, {true, true}, {false, true}}},
+}
+
 // TestHashJoinTypes: every join type x key shape (BIGINT, VARCHAR, both;
 // three for SEMI, ANTI and MARK) x null-safe keys (none, all, mixed) x residual or not x null aware
 // where valid, on random inputs with duplicate and NULL keys, against
 // the reference.
 func TestHashJoinTypes(t *testing.T) {
-	keySets := []struct {
-		name   string
-		lk, rk []int
-		safe   [][]bool
-	}{
-		{"k1", []int{0}, []int{0}, [][]bool{nil, {true}}},
-		{"k2", []int{1}, []int{1}, [][]bool{nil, {true}}},
-		{"k1k2", []int{0, 1}, []int{0, 1}, [][]bool{nil, {true, true}, {false, true}}},
+	keySets := append(hashJoinKeySets,
 		// Three keys: a null-aware join compares two plain keys within
 		// the null-safe key's group.
-		{"k1k2v", []int{0, 1, 2}, []int{0, 1, 2}, [][]bool{nil, {false, false, true}, {true, false, false}}},
-	}
+		hashJoinKeySet{"k1k2v", []int{0, 1, 2}, []int{0, 1, 2}, [][]bool{nil, {false, false, true}, {true, false, false}}})
 	for _, typ := range allJoinTypes {
 		for _, ks := range keySets {
 			if len(ks.lk) == 3 && !nullAwareValid(typ) {
@@ -65,6 +71,34 @@ func TestHashJoinTypes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestHashJoinBuildOnlyTypes: RIGHT SEMI and RIGHT ANTI (the right, build
+// rows with or without a match; no residual) x key shape x null-safe
+// keys, against the reference.
+func TestHashJoinBuildOnlyTypes(t *testing.T) {
+	for _, typ := range []JoinType{RightSemi, RightAnti} {
+		for _, ks := range hashJoinKeySets {
+			for _, safe := range ks.safe {
+				spec := HashJoinSpec{Type: typ, LeftKeys: ks.lk, RightKeys: ks.rk, NullSafe: safe, Out: refOut(typ)}
+				if err := spec.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%s/%s/safe=%v", typ, ks.name, safe)
+				t.Run(name, func(t *testing.T) {
+					checkJoin(t, joinRun{
+						name:  name,
+						ref:   refSpec{typ: typ, lk: ks.lk, rk: ks.rk, nullSafe: safe, keyed: true, nRight: refRightSchema.NumFields()},
+						newOp: func(mem memory.Allocator) exec.Operator { return NewHashJoinSpec(spec, mem) },
+					}, 4)
+				})
+			}
+		}
+	}
+	bad := HashJoinSpec{Type: RightSemi, LeftKeys: []int{0}, RightKeys: []int{0}, Residual: refResidual, Out: refOut(RightSemi)}
+	if bad.Validate() == nil {
+		t.Error("a RIGHT SEMI join with a residual was accepted")
 	}
 }
 

@@ -71,11 +71,13 @@ type keyIndex struct {
 	w0, w1 []uint64
 	spill  []bool
 
-	// The last dictionary seen in a dictionary-encoded VARCHAR key column
-	// (retained, so its memory cannot come back as another dictionary) and
-	// each entry's id, -1 until looked up.
-	dict    arrow.ArrayData
-	dictIDs []int32
+	// interns are shapePacked's interners of its VARCHAR columns (nil
+	// entries for the others).
+	interns []*internCol
+
+	// dict memoises shapeString's ids per entry of a dictionary-encoded
+	// key column.
+	dict dictMemo
 }
 
 func newKeyIndex(kind keyKind, nullKeys bool) *keyIndex {
@@ -87,6 +89,7 @@ func newKeyIndex(kind keyKind, nullKeys bool) *keyIndex {
 		} else {
 			k.pairs = newPairTable()
 		}
+		k.interns = newInterners(kind.layout)
 	case shapeString:
 		k.strs = newBytesTable()
 	}
@@ -111,7 +114,10 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 			return k.idsDict(d, n, insert, ids, onNew)
 		}
 	} else {
-		for _, c := range cols {
+		for i, c := range cols {
+			if k.interns != nil && k.interns[i] != nil {
+				continue // the interner checks its codes
+			}
 			if d, ok := c.(*array.Dictionary); ok {
 				if err := checkCodes(d, n); err != nil {
 					return nil, err
@@ -121,7 +127,9 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 	}
 	switch k.kind.shape {
 	case shapePacked:
-		k.idsPacked(cols, n, insert, ids, onNew)
+		if err := k.idsPacked(cols, n, insert, ids, onNew); err != nil {
+			return nil, err
+		}
 	case shapeString:
 		a, ok := cols[0].(*array.String)
 		if !ok {
@@ -152,7 +160,7 @@ func (k *keyIndex) idsColumnar(cols []arrow.Array, n int, insert bool, ids []int
 
 // idsPacked is idsColumnar for a packed key: the batch's keys are packed
 // column by column, then looked up as words.
-func (k *keyIndex) idsPacked(cols []arrow.Array, n int, insert bool, ids []int32, onNew func(row int)) {
+func (k *keyIndex) idsPacked(cols []arrow.Array, n int, insert bool, ids []int32, onNew func(row int)) error {
 	l := k.kind.layout
 	k.spill = growTo(k.spill[:0], n)[:n]
 	clear(k.spill)
@@ -175,7 +183,9 @@ func (k *keyIndex) idsPacked(cols []arrow.Array, n int, insert bool, ids []int32
 			clear(k.w1)
 			w1 = k.w1
 		}
-		l.packBatch(cols, n, w0, w1, k.spill)
+		if _, err := l.packBatch(cols, n, w0, w1, k.spill, k.interns, insert); err != nil {
+			return err
+		}
 	}
 	spill := k.spill
 	if l.words == 1 {
@@ -198,7 +208,7 @@ func (k *keyIndex) idsPacked(cols []arrow.Array, n int, insert bool, ids []int32
 			}
 			ids[i] = id
 		}
-		return
+		return nil
 	}
 	t := k.pairs
 	for i, w := range w0 {
@@ -219,6 +229,7 @@ func (k *keyIndex) idsPacked(cols []arrow.Array, n int, insert bool, ids []int32
 		}
 		ids[i] = id
 	}
+	return nil
 }
 
 // spilled looks up row i of a packed key that did not pack by its general
@@ -265,22 +276,10 @@ func (k *keyIndex) lookupGen(v string, insert bool, onNew func(int), row int) in
 // once per row, and ids are remembered per dictionary across batches (a
 // Parquet scan shares one dictionary across a column chunk's batches).
 func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32, onNew func(row int)) ([]int32, error) {
-	vals, ok := a.Dictionary().(*array.String)
-	if !ok {
-		return nil, fmt.Errorf("key column is %s, expected VARCHAR", a.DataType())
+	vals, memo, err := k.dict.of(a)
+	if err != nil {
+		return nil, err
 	}
-	if d := a.Data().Dictionary(); d != k.dict {
-		if k.dict != nil {
-			k.dict.Release()
-		}
-		d.Retain()
-		k.dict = d
-		k.dictIDs = growTo(k.dictIDs[:0], vals.Len())
-		for i := range k.dictIDs {
-			k.dictIDs[i] = -1
-		}
-	}
-	memo := k.dictIDs
 	codes, fast := a.Indices().(*array.Int32)
 	var raw []int32
 	if fast {
@@ -335,9 +334,14 @@ func checkCodes(a *array.Dictionary, n int) error {
 
 // release lets go of the remembered dictionary.
 func (k *keyIndex) release() {
-	if k != nil && k.dict != nil {
-		k.dict.Release()
-		k.dict, k.dictIDs = nil, nil
+	if k == nil {
+		return
+	}
+	k.dict.release()
+	for _, ic := range k.interns {
+		if ic != nil {
+			ic.release()
+		}
 	}
 }
 
@@ -371,7 +375,7 @@ func (k *keyIndex) idRow(vals []any, insert bool) (id int32, created bool, err e
 		id = k.lookup(k.strs, v, insert, nil, 0)
 		return id, k.n > before, nil
 	case shapePacked:
-		if w0, w1, ok := k.kind.layout.packRow(vals); ok {
+		if w0, w1, ok := k.kind.layout.packRow(vals, k.interns, insert); ok {
 			if k.ints != nil {
 				if !insert {
 					id, _ = k.ints.get(int64(w0))

@@ -29,6 +29,7 @@ const (
 	packF64                    // normalised float64 bits (normF64)
 	packDec64                  // DECIMAL of precision <= 18: its value as int64
 	packDec128                 // DECIMAL of precision > 18: both words
+	packStr                    // VARCHAR: its id in the key index's interner for the column (keys_intern.go)
 )
 
 // packCol places one key column: width bits at shift of word.
@@ -67,6 +68,8 @@ func packWidth(t arrow.DataType) (packKind, uint, bool) {
 			return packDec64, 64, true
 		}
 		return packDec128, 128, true
+	case arrow.STRING:
+		return packStr, 32, true
 	}
 	return 0, 0, false
 }
@@ -120,8 +123,9 @@ func lowBits(v uint64, w uint) uint64 {
 
 // packBatch packs rows 0..n-1 of cols into w0 (and w1 for two words) and
 // marks in spill the rows that do not pack; anySpill reports one. The
-// words must come in zeroed.
-func (l *keyLayout) packBatch(cols []arrow.Array, n int, w0, w1 []uint64, spill []bool) (anySpill bool) {
+// words must come in zeroed. interns are the key index's interners of its
+// VARCHAR columns, which intern new strings when insert is set.
+func (l *keyLayout) packBatch(cols []arrow.Array, n int, w0, w1 []uint64, spill []bool, interns []*internCol, insert bool) (anySpill bool, err error) {
 	for ci, c := range l.cols {
 		arr := cols[ci]
 		dst := w0
@@ -135,11 +139,19 @@ func (l *keyLayout) packBatch(cols []arrow.Array, n int, w0, w1 []uint64, spill 
 				}
 			}
 		}
+		if c.kind == packStr {
+			spilled, err := interns[ci].pack(arr, c, n, dst, spill, insert)
+			if err != nil {
+				return false, err
+			}
+			anySpill = anySpill || spilled
+			continue
+		}
 		if packColumn(arr, c, n, dst, w1, spill) {
 			anySpill = true
 		}
 	}
-	return anySpill
+	return anySpill, nil
 }
 
 // packColumn packs one column (NULL rows pack garbage: they are spilled
@@ -304,9 +316,19 @@ func packValue(v any, c packCol) (lo, hi uint64, ok bool) {
 }
 
 // packRow packs one row-form key into two words; ok false: it spills.
-func (l *keyLayout) packRow(vals []any) (w0, w1 uint64, ok bool) {
+func (l *keyLayout) packRow(vals []any, interns []*internCol, insert bool) (w0, w1 uint64, ok bool) {
 	for ci, c := range l.cols {
-		lo, hi, fine := packValue(vals[ci], c)
+		var lo, hi uint64
+		fine := false
+		if c.kind == packStr {
+			if s, isStr := vals[ci].(string); isStr {
+				var id int32
+				id, fine = interns[ci].id(s, insert)
+				lo = uint64(uint32(id))
+			}
+		} else {
+			lo, hi, fine = packValue(vals[ci], c)
+		}
 		if !fine {
 			return 0, 0, false
 		}

@@ -2,6 +2,9 @@
 without errors, and the walkthroughs show what they promise."""
 import glob
 import os
+import shutil
+import subprocess
+import tempfile
 import unittest
 from datetime import datetime
 
@@ -160,6 +163,56 @@ class NotebookTests(unittest.TestCase):
                     raw = f.read()
                 for bad in (ROOT, "127.0.0.1", "/tmp/", "localhost:"):
                     self.assertNotIn(bad, raw)
+
+
+def chromium():
+    for name in ("chromium", "chromium-headless-shell"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class ScreenshotTests(unittest.TestCase):
+    """The parquet walkthrough, executed by nbclient, exported to HTML by
+    nbconvert and rendered by headless Chromium (Debian's chromium, which
+    scripts/test-all installs) shows its result tables."""
+
+    def screenshot(self, browser, html, png):
+        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--window-size=1280,2400", "--screenshot=" + png, "file://" + html],
+                       check=True, capture_output=True, timeout=180)
+        from PIL import Image  # Debian's python3-pil
+        return Image.open(png).convert("RGB")
+
+    def test_exported_notebook_renders_its_tables(self):
+        browser = chromium()
+        if browser is None:
+            self.skipTest("SKIPPED: no chromium binary on PATH (Debian package chromium; scripts/test-all installs it)")
+        from nbconvert import HTMLExporter  # Debian's python3-nbconvert
+        nb = NotebookTests.run_notebook("parquet_walkthrough.ipynb")
+        body, _ = HTMLExporter().from_notebook_node(nb)
+        self.assertIn('class="clink-result"', body)
+        with tempfile.TemporaryDirectory() as d:
+            page = os.path.join(d, "walkthrough.html")
+            with open(page, "w") as f:
+                f.write(body)
+            # The same page with the result tables hidden: what the tables
+            # draw is the difference between the two screenshots.
+            hidden = os.path.join(d, "hidden.html")
+            with open(hidden, "w") as f:
+                f.write(body.replace("</head>", "<style>table.clink-result{visibility:hidden}</style></head>", 1))
+            shot = self.screenshot(browser, page, os.path.join(d, "walkthrough.png"))
+            bare = self.screenshot(browser, hidden, os.path.join(d, "hidden.png"))
+        w, hgt = shot.size
+        self.assertEqual((w, hgt), (1280, 2400))
+        px = list(shot.getdata())
+        inked = sum(1 for p in px if min(p) < 200)
+        self.assertGreater(inked / len(px), 0.01, "the screenshot is (nearly) blank")
+        differ = sum(1 for a, b in zip(px, bare.getdata()) if a != b)
+        # Five result tables of a few rows each: tens of thousands of pixels.
+        print(f"screenshot: {inked / len(px):.3f} inked, {differ} pixels drawn by the tables")
+        self.assertGreater(differ, 10000, "the result tables draw nothing")
 
 
 if __name__ == "__main__":

@@ -205,16 +205,62 @@ class ProtocolTests(unittest.TestCase):
 
     def test_interrupted_explain_analyze_keeps_report(self):
         msg_id = self.kc.execute("EXPLAIN ANALYZE SELECT auction, price FROM bid;")
-        time.sleep(1.5)  # the stream runs; no output until its report
+        time.sleep(1.5)  # the stream runs; only its progress shows until its report
         self.km.interrupt_kernel()
         reply = h.shell_reply(self.kc, msg_id)
         self.assertEqual(reply["content"]["ename"], "Interrupted")
         msgs = h.collect(self.kc, msg_id)
+        # The progress display (rows read, no total over a stream) is
+        # emptied before the report.
+        progress = [m for m in msgs if "display_id" in m["content"].get("transient", {})]
+        self.assertTrue(progress)
+        self.assertRegex(progress[0]["content"]["data"]["text/plain"], r"^[\d,]+ rows read$")
+        self.assertEqual(progress[-1]["content"]["data"], {"text/plain": ""})
+        msgs = [m for m in msgs if m not in progress]
         kinds = [m["msg_type"] for m in msgs]
         table = h.of_type(msgs, "display_data")[0]["content"]["data"]
         self.assertIn("<table", table["text/html"])
         self.assertIn("cancelled", table["text/plain"])
         self.assertLess(kinds.index("display_data"), kinds.index("error"))
+
+    def test_long_bounded_cell_shows_progress(self):
+        """A bounded scan that runs past the delay shows rows read of the
+        total in one display updated in place; when the cell ends (here by
+        an interrupt) the display is emptied before what replaces it."""
+        h.run(self.kc, "CREATE TABLE IF NOT EXISTS huge WITH ('connector'='nexmark','table'='bid','events.num'='1000000000000');")
+        msg_id = self.kc.execute("SELECT max(price) AS m FROM huge;")
+        seen = []
+        while True:  # until the display has been drawn and updated once
+            m = self.kc.get_iopub_msg(timeout=h.TIMEOUT)
+            if m["parent_header"].get("msg_id") != msg_id:
+                continue
+            seen.append(m)
+            if m["msg_type"] == "update_display_data":
+                break
+        self.km.interrupt_kernel()
+        reply = h.shell_reply(self.kc, msg_id)
+        self.assertEqual(reply["content"]["ename"], "Interrupted")
+        msgs = seen + h.collect(self.kc, msg_id)
+        disp = h.of_type(msgs, "display_data")
+        self.assertEqual(len(disp), 1)
+        did = disp[0]["content"]["transient"]["display_id"]
+        ups = h.of_type(msgs, "update_display_data")
+        self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
+        drawn = [disp[0]["content"]["data"]] + [u["content"]["data"] for u in ups[:-1]]
+        for d in drawn:
+            # "1,234,567 / 920,000,000,000 rows (0%) read": of the bids' total.
+            self.assertRegex(d["text/plain"], r"^[\d,]+ / [\d,]+ rows \(\d+%\) read$")
+            self.assertIn("<progress", d["text/html"])
+        read = [int(d["text/plain"].split(" ")[0].replace(",", "")) for d in drawn]
+        self.assertEqual(read, sorted(read))
+        self.assertGreater(read[-1], 0)
+        self.assertEqual(ups[-1]["content"]["data"], {"text/plain": ""})
+        kinds = [m["msg_type"] for m in msgs]
+        self.assertLess(len(kinds) - 1 - kinds[::-1].index("update_display_data"), kinds.index("error"))
+
+    def test_fast_cell_shows_no_progress(self):
+        _, msgs = h.run(self.kc, "SELECT 1 AS a;")
+        self.assertEqual(h.of_type(msgs, "display_data") + h.of_type(msgs, "update_display_data"), [])
 
     def test_live_chart_updates(self):
         """A chart over a stream is redrawn while the query runs, then sent
@@ -283,6 +329,33 @@ class ProtocolTests(unittest.TestCase):
         self.assertEqual(row, ["<b>x</b>", "NULL", "'NULL'"])
         self.assertEqual(data["text/plain"].splitlines()[-1], "1 row, finished")
         self.assertEqual(res[0]["content"]["execution_count"], reply["content"]["execution_count"])
+
+    def test_null_and_string_null_differ_in_every_mime_type(self):
+        """SQL NULL and the string 'NULL' never look alike: in a chart's
+        Vega-Lite data and its text, a live table's text and HTML, and the
+        text output."""
+        _, msgs = h.run(self.kc, "-- clink: chart=bar x=s y=n\nSELECT * FROM (VALUES (CAST(NULL AS VARCHAR), 1), ('NULL', 2)) AS t(s, n);")
+        d = h.of_type(msgs, "display_data")[-1]["content"]["data"]
+        self.assertEqual(d["application/vnd.vegalite.v5+json"]["data"]["values"], [{"s": None, "n": 1}, {"s": "NULL", "n": 2}])
+        self.assertEqual([l.split("|")[0].strip() for l in d["text/plain"].splitlines()[2:4]], ["NULL", "'NULL'"])
+        # A live table over the stream: half the rows NULL, half 'NULL'.
+        _, msgs = h.run(self.kc, "-- clink: rows=8\nSELECT CASE WHEN auction % 2 = 0 THEN 'NULL' END AS s FROM bid;")
+        d = h.of_type(msgs, "execute_result")[0]["content"]["data"]
+        shown = d["text/plain"].splitlines()[2:-1]
+        self.assertEqual(len(shown), 8)
+        self.assertTrue(set(shown) <= {"NULL", "'NULL'"}, shown)
+        self.assertEqual(d["text/html"].count('<span class="null">NULL</span>'), shown.count("NULL"))
+        self.assertEqual(d["text/html"].count("<td>NULL</td>"), shown.count("'NULL'"))
+        _, msgs = h.run(self.kc, "-- clink: output=text\nSELECT CAST(NULL AS VARCHAR) AS a, 'NULL' AS b;")
+        text = h.of_type(msgs, "stream")[0]["content"]["text"]
+        self.assertEqual([c.strip() for c in text.splitlines()[2].split("|")], ["NULL", "'NULL'"])
+        self.assertEqual(text.splitlines()[-1], "1 row, finished")
+
+    def test_live_footer_counts_one_row(self):
+        _, msgs = h.run(self.kc, "-- clink: rows=1\nSELECT auction FROM bid;")
+        final = h.of_type(msgs, "execute_result")[0]["content"]["data"]
+        self.assertEqual(final["text/plain"].splitlines()[-1], "1 row, stopped at rows=1")
+        self.assertIn("1 row, stopped at rows=1", final["text/html"])
 
     def test_row_cap(self):
         _, msgs = h.run(self.kc, "-- clink: max_rows=5\nSELECT * FROM 'testdata/parquet/duckdb_types.parquet';")
@@ -359,6 +432,78 @@ class ProtocolTests(unittest.TestCase):
         self.assertFalse(h.shell_reply(self.kc, msg_id)["content"]["found"])
 
 
+class InspectTests(unittest.TestCase):
+    """inspect_request (Shift-Tab in JupyterLab) on tables, columns and
+    functions, and completion inside a quoted path, against the real
+    engine."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = h.start()
+        r, _ = h.run(cls.kc, "CREATE TABLE types WITH ('connector'='filesystem','format'='parquet','path'='testdata/parquet/duckdb_types.parquet');")
+        assert r["content"]["status"] == "ok", r["content"]
+
+    @classmethod
+    def tearDownClass(cls):
+        h.stop(cls.km, cls.kc)
+
+    def inspect(self, code, cursor):
+        c = h.shell_reply(self.kc, self.kc.inspect(code, cursor_pos=cursor))["content"]
+        self.assertEqual(c["status"], "ok")
+        return c
+
+    def value(self, sql):
+        _, msgs = h.run(self.kc, sql)
+        return h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"].splitlines()[2].split("|")
+
+    def test_table_shows_describe(self):
+        c = self.inspect("SELECT * FROM types", 16)
+        self.assertTrue(c["found"])
+        text = c["data"]["text/plain"]
+        self.assertTrue(text.startswith("types (table, connector filesystem, bounded)"), text)
+        # DESCRIBE's own table, row for row.
+        _, msgs = h.run(self.kc, "DESCRIBE types;")
+        desc = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"].splitlines()
+        shown = text.splitlines()[1:]
+        self.assertEqual(shown[:-1], desc[:-1])
+        self.assertIn("<table", c["data"]["text/html"])
+
+    def test_quoted_path_shows_describe(self):
+        code = "SELECT * FROM 'testdata/parquet/duckdb_types.parquet' LIMIT 1"
+        c = self.inspect(code, code.index("duckdb"))
+        self.assertTrue(c["found"])
+        text = c["data"]["text/plain"]
+        self.assertTrue(text.startswith("testdata/parquet/duckdb_types.parquet (file)"), text)
+        _, msgs = h.run(self.kc, "DESCRIBE 'testdata/parquet/duckdb_types.parquet';")
+        desc = h.of_type(msgs, "execute_result")[0]["content"]["data"]["text/plain"].splitlines()
+        self.assertEqual(text.splitlines()[1:-1], desc[:-1])
+
+    def test_column_shows_type_and_file_statistics(self):
+        n, lo, hi = [v.strip() for v in self.value("SELECT count(*), min(id), max(id) FROM types;")]
+        for code, cur in (("SELECT types.id FROM types", 14), ("SELECT id FROM types", 8)):
+            with self.subTest(code=code):
+                c = self.inspect(code, cur)
+                self.assertTrue(c["found"])
+                text = c["data"]["text/plain"]
+                self.assertIn("types.id INT (nullable)", text)
+                self.assertIn(f"{int(n):,} rows; min {lo}, max {hi}", text)
+        c = self.inspect("SELECT price FROM bid", 9)
+        self.assertIn("bid.price BIGINT", c["data"]["text/plain"])
+        self.assertNotIn("rows", c["data"]["text/plain"], "a stream has no file statistics")
+
+    def test_function_shows_signature(self):
+        c = self.inspect("SELECT upper(s) FROM types", 9)
+        self.assertTrue(c["found"])
+        self.assertIn("upper(", c["data"]["text/plain"])
+
+    def test_completion_in_quoted_path_offers_files(self):
+        code = "SELECT * FROM 'testdata/parquet/duckdb_ty"
+        c = h.shell_reply(self.kc, self.kc.complete(code, cursor_pos=len(code)))["content"]
+        self.assertEqual(c["cursor_start"], code.index("'") + 1)
+        self.assertIn("testdata/parquet/duckdb_types.parquet", c["matches"])
+        self.assertTrue(all(m.startswith("testdata/parquet/duckdb_ty") for m in c["matches"]), c["matches"])
+
+
 class RestartTests(unittest.TestCase):
     def test_restart_on_same_ports(self):
         km, kc = h.start()
@@ -401,6 +546,44 @@ class ConsoleTests(unittest.TestCase):
         self.assertIn("3 rows, finished", final, out)
         rows = [l for l in final.splitlines() if re.match(r"^\s*\d+ \|\s*\d+$", l)]
         self.assertEqual(len(rows), 3, out)
+
+
+    def test_ctrl_c_stops_streaming_cell(self):
+        """Ctrl-C in jupyter console (on a pty, as a person types it) stops
+        the streaming query: the console gets its prompt back with the rows
+        so far and the Interrupted error, and the kernel runs the next cell."""
+        import pexpect  # Debian's python3-pexpect
+        console = shutil.which("jupyter-console")
+        self.assertIsNotNone(console, "jupyter-console not installed (Debian package jupyter-console)")
+        c = pexpect.spawn(console, ["--kernel", "clink", "--simple-prompt"], encoding="utf-8",
+                          timeout=60, dimensions=(50, 200))
+        try:
+            c.expect(r"In \[1\]: ")
+            c.sendline("SELECT auction, price FROM bid;")
+            c.expect("waiting for rows")  # the live display: the query runs
+            time.sleep(1)
+            c.sendintr()
+            c.expect(r"In \[2\]: ")
+            out = c.before
+            self.assertIn("Out[1]:", out)
+            final = out[out.index("Out[1]:"):]
+            m = re.search(r"^(\d+) rows, showing the last (\d+), interrupted", final, re.M)
+            self.assertIsNotNone(m, final)
+            rows = [l for l in final.splitlines() if re.match(r"^\s*\d+ \|\s*\d+$", l)]
+            self.assertEqual(len(rows), int(m.group(2)), final)
+            self.assertGreater(int(m.group(1)), 0)
+            self.assertRegex(final, r"Interrupted: query interrupted after \d+ rows")
+            # The query stopped: the kernel serves the next cell.
+            c.sendline("SELECT 'alive after ctrl-c' AS s;")
+            c.expect(r"In \[3\]: ")
+            self.assertIn("alive after ctrl-c", c.before)
+            self.assertIn("1 row, finished", c.before)
+            c.sendeof()
+            c.expect(r"exit")
+            c.sendline("y")
+            c.expect(pexpect.EOF)
+        finally:
+            c.close(force=True)
 
 
 if __name__ == "__main__":

@@ -75,15 +75,53 @@ func types(ss []sent) string {
 }
 
 // fakeEngine answers a few fixed statements.
-type fakeEngine struct{ started chan struct{} }
+type fakeEngine struct {
+	started chan struct{}
+	// shown, when set, reports whether the kernel has published a
+	// message containing the text (the slow scan waits for its progress).
+	shown func(text string) bool
+}
 
 var strSchema = arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
 
-func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWriter, _ engine.ExecOptions) (engine.Outcome, error) {
+func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWriter, opts engine.ExecOptions) (engine.Outcome, error) {
 	for strings.HasPrefix(stmt, "--") { // the real parser skips comments
 		_, stmt, _ = strings.Cut(stmt, "\n")
 	}
 	switch stmt {
+	case "slowstream":
+		// A stream that takes a while to start: its progress is drawn,
+		// then its live table takes over.
+		opts.Progress.RowsRead.Store(7)
+		for !e.shown("7 rows read") {
+			time.Sleep(time.Millisecond)
+		}
+		if err := w.Columns(strSchema, false); err != nil {
+			return engine.Outcome{}, err
+		}
+		b := exec.NewRowBatch(strSchema, []exec.Row{{"x"}})
+		defer b.Release()
+		return engine.Outcome{}, w.Batch(b)
+	case "slowscan":
+		// A bounded scan of 1,000 rows (2 MiB) whose progress is watched
+		// at a quarter and at the end before its result arrives.
+		p := opts.Progress
+		p.RowsTotal.Store(1000)
+		p.BytesTotal.Store(2 << 20)
+		for _, step := range []struct {
+			rows, bytes int64
+			want        string
+		}{{250, 512 << 10, "250 / 1,000 rows (25%), 512.0 KiB / 2.0 MiB read"}, {1000, 2 << 20, "1,000 / 1,000 rows (100%)"}} {
+			p.RowsRead.Store(step.rows)
+			p.BytesRead.Store(step.bytes)
+			for !e.shown(step.want) {
+				select {
+				case <-ctx.Done():
+					return engine.Outcome{}, ctx.Err()
+				case <-time.After(time.Millisecond):
+				}
+			}
+		}
 	case "boom":
 		panic("engine exploded")
 	case "fail":
@@ -524,5 +562,122 @@ func TestLiveChartUpdatesWhileRunning(t *testing.T) {
 	}
 	if text := final.content["data"].(map[string]any)["text/plain"].(string); !strings.Contains(text, "30 rows, stopped at rows=30") {
 		t.Fatalf("final text:\n%s", text)
+	}
+}
+
+func (f *fakeTransport) published(text string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.out {
+		if data, ok := s.content["data"].(map[string]any); ok {
+			if t, _ := data["text/plain"].(string); strings.Contains(t, text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// A long bounded statement shows the scans' progress as one display
+// updated in place, emptied before the result that replaces it.
+func TestProgressDisplayForLongBoundedCell(t *testing.T) {
+	k, tr, eng := newTestKernel()
+	eng.shown = tr.published
+	k.progressDelay, k.progressInterval = time.Millisecond, time.Millisecond
+	m := request("execute_request", map[string]any{"code": "slowscan"})
+	k.handle(wire.Shell, m)
+	ss := tr.of(m.Header.MsgID)
+	var id string
+	var texts []string
+	last := -1
+	for i, s := range ss {
+		if s.msgType != "display_data" && s.msgType != "update_display_data" {
+			continue
+		}
+		tid := s.content["transient"].(map[string]any)["display_id"].(string)
+		if s.msgType == "display_data" {
+			if id != "" {
+				t.Fatalf("a second display: %s", types(ss))
+			}
+			id = tid
+		} else if tid != id || id == "" {
+			t.Fatalf("update of display %q, progress is %q: %s", tid, id, types(ss))
+		}
+		data := s.content["data"].(map[string]any)
+		texts = append(texts, data["text/plain"].(string))
+		if html, _ := data["text/html"].(string); texts[len(texts)-1] != "" && !strings.Contains(html, "<progress") {
+			t.Errorf("no progress bar in %q", html)
+		}
+		last = i
+	}
+	if len(texts) < 3 || texts[len(texts)-1] != "" {
+		t.Fatalf("progress texts %q: want at least two drawn, then emptied", texts)
+	}
+	if !strings.HasPrefix(texts[0], "250 / 1,000 rows (25%)") {
+		t.Errorf("first progress %q", texts[0])
+	}
+	text, _ := finalTable(t, ss)
+	if !strings.HasSuffix(text, "2 rows, finished") {
+		t.Fatalf("final table %q", text)
+	}
+	for i, s := range ss {
+		if s.msgType == "execute_result" && i < last {
+			t.Fatalf("result before the progress display was emptied: %s", types(ss))
+		}
+	}
+}
+
+// A statement that ends before the delay shows no progress at all.
+func TestNoProgressForFastCell(t *testing.T) {
+	k, tr, _ := newTestKernel()
+	k.progressDelay = time.Hour
+	m := request("execute_request", map[string]any{"code": "fast"})
+	k.handle(wire.Shell, m)
+	if got := types(tr.of(m.Header.MsgID)); got != "status,execute_input,execute_result,execute_reply,status" {
+		t.Fatalf("messages %s", got)
+	}
+}
+
+// A stream's live table replaces the progress display: it is emptied
+// before the live display appears and never drawn again.
+func TestLiveTableEndsProgress(t *testing.T) {
+	k, tr, eng := newTestKernel()
+	eng.shown = tr.published
+	k.progressDelay, k.progressInterval = time.Millisecond, time.Millisecond
+	m := request("execute_request", map[string]any{"code": "slowstream"})
+	k.handle(wire.Shell, m)
+	ss := tr.of(m.Header.MsgID)
+	var ids []string
+	var liveAt int
+	emptied := map[string]int{}
+	for i, s := range ss {
+		tr, ok := s.content["transient"].(map[string]any)
+		if !ok {
+			continue
+		}
+		id := tr["display_id"].(string)
+		if s.msgType == "display_data" {
+			ids = append(ids, id)
+			liveAt = i
+			continue
+		}
+		if d := s.content["data"].(map[string]any); d["text/plain"] == "" {
+			emptied[id] = i
+		} else if len(ids) == 2 && id == ids[0] {
+			t.Fatalf("progress drawn after the live table started: %s", types(ss))
+		}
+	}
+	if len(ids) != 2 {
+		t.Fatalf("want the progress display, then the live one: %s", types(ss))
+	}
+	if at, ok := emptied[ids[0]]; !ok || at > liveAt {
+		t.Fatalf("progress display not emptied before the live table: %s", types(ss))
+	}
+	if _, ok := emptied[ids[1]]; !ok {
+		t.Fatalf("live display not emptied: %s", types(ss))
+	}
+	last := ss[len(ss)-3] // the result, then the reply and idle
+	if text, _ := last.content["data"].(map[string]any)["text/plain"].(string); last.msgType != "execute_result" || !strings.HasSuffix(text, "1 row, finished") {
+		t.Fatalf("final result %s %q: %s", last.msgType, text, types(ss))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/sql"
 )
 
@@ -165,7 +166,10 @@ func (k *Kernel) runCell(m *wire.Message, code string, out *cellOutput) *cellErr
 			continue
 		}
 		w := out.newResult()
-		o, err := k.eng.Execute(ctx, p.Text, w, engine.ExecOptions{})
+		prog := &exec.Progress{}
+		w.progress = startProgress(out, prog, k.progressDelay, k.progressInterval)
+		o, err := k.eng.Execute(ctx, p.Text, w, engine.ExecOptions{Progress: prog})
+		w.progress.halt() // before the result, which replaces it
 		cause := context.Cause(ctx)
 		switch {
 		case errors.Is(cause, errInterrupted):
@@ -204,7 +208,7 @@ func optionError(err error) *cellError {
 }
 
 func interrupted(rows int64) *cellError {
-	msg := fmt.Sprintf("query interrupted after %d rows", rows)
+	msg := "query interrupted after " + rowCount(rows)
 	return &cellError{ename: "Interrupted", evalue: msg, traceback: []string{"Interrupted: " + msg}}
 }
 
@@ -363,8 +367,7 @@ func (k *Kernel) help(code string) (map[string]any, bool) {
 	if name == "" || strings.ContainsAny(name, " \t\n;") {
 		return nil, false
 	}
-	end := len([]rune(name))
-	if data, found := inspectCode(name, &end, k.eng.Tables()); found {
+	if data, found := k.inspectCode(name, -1); found {
 		return data, true
 	}
 	return map[string]any{"text/plain": fmt.Sprintf("no table, view or function named %q", name)}, true

@@ -65,6 +65,9 @@ type Kernel struct {
 
 	// liveInterval is the minimum time between two live display updates.
 	liveInterval time.Duration
+	// progressDelay and progressInterval time a bounded statement's
+	// progress display: first shown after the delay, then redrawn.
+	progressDelay, progressInterval time.Duration
 	// abortGrace is how long after a failed cell requests still in flight
 	// are waited for, to be aborted too.
 	abortGrace time.Duration
@@ -81,6 +84,9 @@ func New(eng Engine, tr Transport, logger *log.Logger) *Kernel {
 		done:         make(chan struct{}),
 		liveInterval: 200 * time.Millisecond,
 		abortGrace:   50 * time.Millisecond,
+
+		progressDelay:    progressDelay,
+		progressInterval: progressInterval,
 	}
 }
 

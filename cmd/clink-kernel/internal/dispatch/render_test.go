@@ -2,6 +2,8 @@ package dispatch
 
 import (
 	"encoding/json"
+	"io"
+	"log"
 	"strings"
 	"testing"
 	"time"
@@ -136,17 +138,59 @@ func TestCompleteRequest(t *testing.T) {
 	}
 }
 
+// inspectEngine has the test tables, and file statistics for bid.price.
+type inspectEngine struct{ fakeEngine }
+
+func (inspectEngine) Tables() []engine.TableInfo { return tables() }
+
+func (inspectEngine) ColumnStats(table string, col int) (ColumnStats, bool) {
+	if table == "bid" && col == 1 {
+		return ColumnStats{Rows: 1234, Min: int64(1), Max: int64(99), HasRange: true}, true
+	}
+	return ColumnStats{}, false
+}
+
 func TestInspect(t *testing.T) {
-	pos := 16
-	d, ok := inspectCode("SELECT * FROM bid", &pos, tables())
-	if !ok || !strings.Contains(d["text/plain"].(string), "price BIGINT") {
-		t.Fatalf("%v %v", d, ok)
+	k := New(&inspectEngine{}, &fakeTransport{}, log.New(io.Discard, "", 0))
+	for _, c := range []struct {
+		code   string
+		cursor int
+		want   []string // in text/plain
+	}{
+		// A table: its kind and DESCRIBE's table (the fake engine answers
+		// every statement with its text, so the statement shows).
+		{"SELECT * FROM bid", 16, []string{"bid (table, unbounded)", `<DESCRIBE "bid">`}},
+		// A column, qualified or of a table the cell names: type and stats.
+		{"SELECT bid.price FROM bid", 13, []string{"bid.price BIGINT", "1,234 rows; min 1, max 99"}},
+		{"SELECT price FROM bid", 9, []string{"bid.price BIGINT"}},
+		{"SELECT auction FROM bid", 9, []string{"bid.auction BIGINT"}},
+		{"SELECT name FROM person WHERE", 9, []string{"person.name VARCHAR"}},
+		// The qualifier itself is the table.
+		{"SELECT bid.price FROM bid", 8, []string{"bid (table"}},
+		// A quoted path: DESCRIBE 'path'.
+		{"SELECT * FROM 'data/x.parquet' WHERE", 20, []string{"data/x.parquet (file)", "<DESCRIBE 'data/x.parquet'>"}},
+		// A function: every signature and what it does.
+		{"SELECT count(*)", 8, []string{"count(* | x) -> BIGINT", "number of rows"}},
+		{"SELECT coalesce(a, b)", 10, []string{"coalesce("}},
+	} {
+		d, ok := k.inspectCode(c.code, c.cursor)
+		if !ok {
+			t.Errorf("%q at %d: not found", c.code, c.cursor)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(d["text/plain"].(string), w) {
+				t.Errorf("%q at %d: %q lacks %q", c.code, c.cursor, d["text/plain"], w)
+			}
+		}
+		if _, ok := d["text/html"].(string); !ok {
+			t.Errorf("%q: no HTML", c.code)
+		}
 	}
-	pos = 8
-	if d, ok := inspectCode("SELECT count(*)", &pos, tables()); !ok || !strings.Contains(d["text/plain"].(string), "count(") {
-		t.Fatalf("function: %v", d)
+	if d, _ := k.inspectCode("SELECT auction FROM bid", 9); strings.Contains(d["text/plain"].(string), "rows") {
+		t.Errorf("statistics for a column without: %q", d["text/plain"])
 	}
-	if _, ok := inspectCode("SELECT zz", nil, tables()); ok {
+	if _, ok := k.inspectCode("SELECT zz", -1); ok {
 		t.Fatal("found unknown")
 	}
 }

@@ -118,6 +118,9 @@ type resultWriter struct {
 	// shell and CAST(x AS VARCHAR)), reading the Arrow arrays directly.
 	text    []sqlvalue.AppendFunc
 	scratch []byte
+	// progress is the statement's progress display (nil when none);
+	// an unbounded result stops it, its live table being the progress.
+	progress *progressDisplay
 }
 
 // cellOf is a row-form value as a cell: the canonical text, NULL apart.
@@ -146,6 +149,9 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started = true
+	if !bounded {
+		w.progress.halt()
+	}
 	w.cols = make([]column, schema.NumFields())
 	w.text = make([]sqlvalue.AppendFunc, schema.NumFields())
 	for i, f := range schema.Fields() {
@@ -317,12 +323,12 @@ func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
 // says how many rows (and, for an updating table, changes) there are.
 func (w *resultWriter) liveBundle(status string) map[string]any {
 	rows := w.rows
-	footer := fmt.Sprintf("%d rows", w.total)
+	footer := rowCount(w.total)
 	switch {
 	case w.changelog:
 		// The whole table is kept (a retraction can name any row); only
 		// its head (rank order) or its latest changed rows are drawn.
-		footer = fmt.Sprintf("%d rows after %d changes", len(w.rows), w.total)
+		footer = fmt.Sprintf("%s after %d changes", rowCount(int64(len(w.rows))), w.total)
 		if len(rows) > w.limit {
 			if w.order != nil {
 				rows = rows[:w.limit]
@@ -458,12 +464,17 @@ func (w *resultWriter) footer(reason string) string {
 	if reason == "" {
 		reason = "finished"
 	}
-	s := fmt.Sprintf("%d rows, %s", w.total, reason)
-	if w.total == 1 {
-		s = "1 row, " + reason
-	}
+	s := rowCount(w.total) + ", " + reason
 	if shown := int64(len(w.rows)); shown < w.total {
 		s += fmt.Sprintf("; %d more rows not shown", w.total-shown)
 	}
 	return s
+}
+
+// rowCount is "1 row" or "5 rows", as every footer counts.
+func rowCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }
