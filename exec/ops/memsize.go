@@ -24,7 +24,12 @@ func (k *keyIndex) memBytes() int64 {
 		b += int64(cap(k.pairs.keys))*8 + int64(cap(k.pairs.ids))*4
 	}
 	b += k.gen.memBytes() + k.strs.memBytes()
-	b += int64(cap(k.dictIDs)) * 4
+	b += int64(cap(k.dict.ids)) * 4
+	for _, ic := range k.interns {
+		if ic != nil {
+			b += ic.t.memBytes() + int64(cap(ic.dict.ids))*4
+		}
+	}
 	return b
 }
 
