@@ -52,9 +52,16 @@ func (b *MemoryBudget) take(n int64) bool {
 		b.used.Add(-n)
 		return false
 	}
+	b.notePeak(u)
+	return true
+}
+
+// add reserves n bytes whatever the limit says.
+func (b *MemoryBudget) add(n int64) { b.notePeak(b.used.Add(n)) }
+
+func (b *MemoryBudget) notePeak(u int64) {
 	for p := b.peak.Load(); u > p && !b.peak.CompareAndSwap(p, u); p = b.peak.Load() {
 	}
-	return true
 }
 
 // chunk is the step reservations grow by: 1/32 of the limit between 1 and
@@ -109,9 +116,10 @@ func (r *Reservation) Resize(need int64) error {
 	}
 	switch {
 	case need > r.held && need <= r.budget.floor():
-		// Granted whatever the others hold: see floor.
-		r.budget.used.Add(need - r.held)
-		r.held = need
+		// Granted whatever the others hold (see floor), a chunk at a time.
+		grant := max(need, min(r.budget.chunk(), r.budget.floor()))
+		r.budget.add(grant - r.held)
+		r.held = grant
 	case need > r.held:
 		grow := need - r.held
 		if c := r.budget.chunk(); grow < c && r.budget.take(c) {
@@ -137,7 +145,7 @@ func (r *Reservation) Force(need int64) {
 	if r == nil || need <= r.held {
 		return
 	}
-	r.budget.used.Add(need - r.held)
+	r.budget.add(need - r.held)
 	r.held = need
 }
 
