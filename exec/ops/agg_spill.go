@@ -134,6 +134,12 @@ func (h *HashAggregate) account(ctx context.Context, out exec.Emitter) error {
 			lim.Why = "this aggregate cannot spill to disk"
 		case h.keys == nil:
 			lim.Why = "without GROUP BY there is one group, which cannot be split (its DISTINCT sets grew too large)"
+		case h.spill != nil && !h.hasDistinct():
+			// Only DISTINCT sets grow without bound once the table is
+			// frozen; the rest is lookup scratch (a general table a
+			// packed key falls back to), held as it comes.
+			h.res.Force(need)
+			return nil
 		case h.spill != nil:
 			lim.Why = "the groups kept in memory grew after spilling began (DISTINCT sets)"
 		case h.level >= maxSpillLevel:
@@ -147,6 +153,15 @@ func (h *HashAggregate) account(ctx context.Context, out exec.Emitter) error {
 		}
 	}
 	return err
+}
+
+func (h *HashAggregate) hasDistinct() bool {
+	for _, a := range h.accs {
+		if _, ok := a.(*distinctAcc); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *HashAggregate) startSpill(ctx context.Context) {
