@@ -32,6 +32,27 @@ type OrderedWriter interface {
 	ResultOrder(keys []ops.SortKey)
 }
 
+// KeyedWriter is a ResultWriter that keeps an updating result as a table:
+// ResultKey, called before Columns, gives the result columns (the row kind
+// "op" is column 0) that identify a row of that table (an updating GROUP
+// BY's keys), so a change finds its row by them alone.
+type KeyedWriter interface {
+	ResultKey(cols []int)
+}
+
+// TableKey is the key ResultKey gives as columns of the table, which
+// leaves out the row kind; nil when the row kind is among them.
+func TableKey(cols []int) []int {
+	key := make([]int, 0, len(cols))
+	for _, c := range cols {
+		if c < 1 {
+			return nil
+		}
+		key = append(key, c-1)
+	}
+	return key
+}
+
 // TableOrder orders the rows of a changelog applied as a table, which
 // leaves out the row kind (column 0 of the result), by keys as
 // ResultOrder gives them; nil when a key is the row kind itself.

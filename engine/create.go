@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/clink-sql/clink/connectors"
+	"github.com/clink-sql/clink/connectors/parquet"
 	"github.com/clink-sql/clink/plan"
 	"github.com/clink-sql/clink/sql"
 	"github.com/clink-sql/clink/sql/ast"
@@ -86,9 +88,13 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 	}
 	tbl, err := f(options, declared)
 	if err != nil {
+		if declared == nil && errors.Is(err, parquet.ErrNoFiles) {
+			return Outcome{}, at(x, fmt.Sprintf("table '%s': %v (declare the columns to create a table that INSERT INTO writes)", name, err))
+		}
 		return Outcome{}, at(x, fmt.Sprintf("table '%s': %v", name, err))
 	}
-	entry := &plan.Entry{Name: name, Table: tbl, Connector: cname, Options: options, Computed: computed, Watermark: wm}
+	entry := &plan.Entry{Name: name, Table: tbl, Connector: cname, Options: options, Computed: computed, Watermark: wm,
+		PrimaryKey: primaryKey(x)}
 	if len(computed) > 0 || wm != nil {
 		// Bind once now so a bad computed column or watermark fails the
 		// CREATE, not the first query.
@@ -111,6 +117,23 @@ func (s *Session) createTable(ctx context.Context, x *ast.CreateTable, text stri
 		msg += " " + out.Message
 	}
 	return Outcome{Message: msg}, nil
+}
+
+// primaryKey is the columns of x's PRIMARY KEY, from the table constraint
+// or a column's inline PRIMARY KEY.
+func primaryKey(x *ast.CreateTable) []string {
+	var key []string
+	if x.PrimaryKey != nil {
+		for _, c := range x.PrimaryKey.Columns {
+			key = append(key, c.Name)
+		}
+	}
+	for _, c := range x.Columns {
+		if c.PrimaryKey {
+			key = append(key, c.Name.Name)
+		}
+	}
+	return key
 }
 
 func hasMetadata(cols []*ast.ColumnDef) bool {

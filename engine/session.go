@@ -398,6 +398,9 @@ func (s *Session) runQuery(ctx context.Context, q *ast.Query, text string, w Res
 		if ow, ok := w.(OrderedWriter); ok && p.Order != nil {
 			ow.ResultOrder(p.Order)
 		}
+		if kw, ok := w.(KeyedWriter); ok && p.Key != nil {
+			kw.ResultKey(p.Key)
+		}
 		if err := w.Columns(p.Schema, p.Bounded); err != nil {
 			return Outcome{}, err
 		}

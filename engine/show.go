@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,10 +85,14 @@ func showCreate(e *plan.Entry) string {
 	return sb.String()
 }
 
-// describe runs DESCRIBE name | 'path' | query: the columns, their types
-// and nullability.
+// describe runs DESCRIBE name | 'path' | query: as Flink's DESCRIBE, each
+// column's name, type (a time attribute marked *ROWTIME*), nullability,
+// key (PRI(cols) on primary key columns), extras (a computed column's AS
+// expression, a METADATA column's FROM key) and the watermark expression
+// on its column. \d prints this same table.
 func (s *Session) describe(ctx context.Context, x *ast.Describe, text string, w ResultWriter) (Outcome, error) {
 	var schema *arrow.Schema
+	var entry *plan.Entry
 	switch {
 	case x.Query != nil:
 		n, _, err := s.planQuery(x.Query, text)
@@ -109,6 +114,7 @@ func (s *Session) describe(ctx context.Context, x *ast.Describe, text string, w 
 		if !ok {
 			return Outcome{}, sql.ErrorAt(text, x.Name.Pos(), fmt.Sprintf("table or view '%s' not found", name))
 		}
+		entry = e
 		n, err := plan.Bind(s.cat, selectAll(*x.Name), s.bindOptions(text))
 		if err != nil {
 			if e.IsView() {
@@ -129,7 +135,52 @@ func (s *Session) describe(ctx context.Context, x *ast.Describe, text string, w 
 		if !f.Nullable {
 			null = "false"
 		}
-		rows = append(rows, exec.Row{f.Name, sql.TypeString(f.Type), null})
+		typ := sql.TypeString(f.Type)
+		key, extras, wm := describeExtras(entry, f.Name)
+		if key != "" {
+			null = "false" // a primary key column is NOT NULL, as Flink has it
+		}
+		if wm != "" {
+			typ += " *ROWTIME*"
+		}
+		rows = append(rows, exec.Row{f.Name, typ, null, key, extras, wm})
 	}
-	return writeRows(w, []string{"name", "type", "null"}, rows)
+	return writeRows(w, []string{"name", "type", "null", "key", "extras", "watermark"}, rows)
+}
+
+// describeExtras is what DESCRIBE says of a table's column besides its
+// type: PRI(key columns) on a primary key column, "AS expr" for a computed
+// column, "METADATA [FROM 'key']" for a metadata column, and the watermark
+// expression on the watermark's column. A view or query has none.
+func describeExtras(e *plan.Entry, col string) (key, extras, watermark string) {
+	if e == nil || e.IsView() {
+		return "", "", ""
+	}
+	if slices.ContainsFunc(e.PrimaryKey, func(k string) bool { return strings.EqualFold(k, col) }) {
+		key = "PRI(" + strings.Join(e.PrimaryKey, ", ") + ")"
+	}
+	for _, c := range e.Computed {
+		if strings.EqualFold(c.Name, col) {
+			extras = "AS " + spanText(c.Text, c.Expr)
+		}
+	}
+	if k, ok := e.Options["metadata."+col]; ok {
+		extras = "METADATA" // the column's name is the key
+		if k != col {
+			extras += " FROM '" + strings.ReplaceAll(k, "'", "''") + "'"
+		}
+	}
+	if wm := e.Watermark; wm != nil && strings.EqualFold(wm.Column, col) {
+		watermark = spanText(wm.Text, wm.Expr)
+	}
+	return key, extras, watermark
+}
+
+// spanText is the source text of n within text (as the user wrote it).
+func spanText(text string, n ast.Node) string {
+	lo, hi := n.Pos(), n.End()
+	if lo < 0 || hi > len(text) || lo > hi {
+		return ""
+	}
+	return strings.TrimSpace(text[lo:hi])
 }

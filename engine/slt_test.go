@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog"
 	"github.com/clink-sql/clink/exec/expr"
 )
 
@@ -266,23 +266,19 @@ func runSLT(t *testing.T, path, data string, mode sltMode, parallelism int) {
 }
 
 // applySLTChangelog applies formatted changelog rows ("+I | a | b") and
-// returns the rows left, without their kind.
+// returns the rows left, without their kind, through the table every
+// display of a changelog uses.
 func applySLTChangelog(rows []string) ([]string, error) {
-	var table []string
+	table := changelog.NewTable(nil, nil)
 	for i, r := range rows {
 		op, rest, _ := strings.Cut(r, " | ")
-		switch op {
-		case "+I", "+U":
-			table = append(table, rest)
-		case "-U", "-D":
-			k := slices.Index(table, rest)
-			if k < 0 {
-				return nil, fmt.Errorf("change %d (%s) retracts a row not in the table", i, r)
-			}
-			table = slices.Delete(table, k, k+1)
-		default:
-			return nil, fmt.Errorf("change %d (%s): not a changelog row", i, r)
+		if err := table.Apply(op, exec.Row{rest}); err != nil {
+			return nil, fmt.Errorf("change %d (%s): %w", i, r, err)
 		}
 	}
-	return table, nil
+	var out []string
+	for _, r := range table.Rows(-1) {
+		out = append(out, r[0].(string))
+	}
+	return out, nil
 }

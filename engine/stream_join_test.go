@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,34 +11,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog"
 )
 
-// applyOps applies a changelog (row kind first) and returns the rows left,
-// without their kind; a retraction of a row not in the table fails.
+// applyOps applies a changelog (row kind first) through the table every
+// display of a changelog uses and returns the rows left, without their
+// kind; a retraction of a row not in the table fails.
 func applyOps(t *testing.T, rows []exec.Row) []exec.Row {
 	t.Helper()
-	var table []exec.Row
+	table := changelog.NewTable(nil, nil)
 	for i, r := range rows {
-		switch r[0] {
-		case "+I", "+U":
-			table = append(table, r[1:])
-		case "-U", "-D":
-			found := false
-			for k, x := range table {
-				if reflect.DeepEqual(x, r[1:]) {
-					table = append(table[:k], table[k+1:]...)
-					found = true
-					break
-				}
-			}
-			if !found {
-				t.Fatalf("change %d %v retracts a row not in the table", i, r)
-			}
-		default:
-			t.Fatalf("change %d: row kind %v", i, r[0])
+		if err := table.Apply(r[0], r[1:]); err != nil {
+			t.Fatalf("change %d %v: %v", i, r, err)
 		}
 	}
-	return table
+	return table.Rows(-1)
 }
 
 // explainLines runs an EXPLAIN statement and returns its text lines.

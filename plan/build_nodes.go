@@ -42,7 +42,9 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 	case *Scan:
 		full := x.Table.Schema()
 		s := &Stage{Op: "Scan", Detail: fmt.Sprintf("%s [%s]", x.TableName, x.Table.Describe()), Parallelism: 1}
-		if st, ok := x.Table.(connectors.SplitTable); ok && b.opts.Parallelism > 1 {
+		if b.inOrder[x] {
+			s.Detail += ", read in file order for a LIMIT without ORDER BY"
+		} else if st, ok := x.Table.(connectors.SplitTable); ok && b.opts.Parallelism > 1 {
 			s.Parallelism = b.opts.Parallelism
 			if m := st.MaxSplits(); m > 0 && m < s.Parallelism {
 				s.Parallelism = m

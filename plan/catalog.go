@@ -26,6 +26,9 @@ type Entry struct {
 	Computed []ComputedColumn
 	// Watermark is the table's WATERMARK FOR clause, if any.
 	Watermark *WatermarkDef
+	// PrimaryKey names the table's PRIMARY KEY (NOT ENFORCED) columns, as
+	// declared; DESCRIBE shows them.
+	PrimaryKey []string
 	// Session marks a table held in memory by the session (CREATE TABLE
 	// without a connector).
 	Session bool

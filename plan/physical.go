@@ -78,7 +78,10 @@ type Physical struct {
 	Bounded bool
 	// Order is the rank order of an updating top-n result, by the result's
 	// columns (nil when the result has none a display should keep).
-	Order   []ops.SortKey
+	Order []ops.SortKey
+	// Key is the upsert key of an updating result (see resultKey), by the
+	// result's columns; nil when unknown.
+	Key     []int
 	Options exec.Options
 	// EnvSwitches are the switches of Options that came from the
 	// environment (the rest came from SET), so EXPLAIN names the right one.
@@ -123,6 +126,9 @@ type builder struct {
 	// ordered are the scans whose rows feed an event-time watermark: each
 	// subtask must read its part in file order (see orderedScans).
 	ordered map[*Scan]bool
+	// inOrder are the scans under a LIMIT without ORDER BY: one subtask
+	// reads them in file order (see limitScans).
+	inOrder map[*Scan]bool
 	stages  []*Stage
 	schemas map[*Stage]*arrow.Schema
 	// built is the stage of each node already planned (shared nodes).
@@ -137,7 +143,7 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	if opts.Parallelism < 1 {
 		opts.Parallelism = 1
 	}
-	b := &builder{g: exec.NewGraph(opts.Exec), opts: opts, ordered: orderedScans(root)}
+	b := &builder{g: exec.NewGraph(opts.Exec), opts: opts, ordered: orderedScans(root), inOrder: limitScans(root)}
 	child, err := b.build(root)
 	if err != nil {
 		return nil, err
@@ -149,7 +155,7 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	top := b.op(name, "", func() exec.Operator { return sink }, wireGather, nil, child)
 	top.Output = OutRows
 	passes := b.runPasses(top)
-	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Passes: passes, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches, Budget: opts.Budget}, nil
+	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Passes: passes, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Key: resultKey(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches, Budget: opts.Budget}, nil
 }
 
 // orderedScans finds the scans below a WATERMARK. A subtask's watermark

@@ -196,3 +196,47 @@ func TestE2EDescribeAgrees(t *testing.T) {
 		t.Errorf("\\d bid:\n%s\nDESCRIBE bid:\n%s", table, desc.stdout)
 	}
 }
+
+// A query over a file that is not there says so with the path and a caret
+// under it; the CREATE TABLE advice (declare the columns) is not given for
+// a SELECT, which cannot use it.
+func TestE2EMissingFileError(t *testing.T) {
+	for _, c := range []struct{ sql, path string }{
+		{"SELECT *\n  FROM 'data/bids.parquet' LIMIT 3", "data/bids.parquet"},
+		{"SELECT *\n  FROM read_parquet('data/*.parquet')", "data/*.parquet"},
+		{"SELECT *\n  FROM 'data/bids.ndjson'", "data/bids.ndjson"},
+	} {
+		r := runClinksh(t, "", "-c", c.sql)
+		if r.code != exitError {
+			t.Errorf("%s: exit %d", c.sql, r.code)
+		}
+		want := "LINE 2:   FROM " + c.sql[len("SELECT *\n  FROM "):] + "\n               ^\n"
+		if !strings.HasPrefix(r.stderr, "ERROR at line 2, column 8: ") || !strings.Contains(r.stderr, c.path) ||
+			!strings.HasSuffix(r.stderr, want) || strings.Contains(r.stderr, "declare the columns") {
+			t.Errorf("%s: stderr:\n%s\nwant the path, and ending:\n%s", c.sql, r.stderr, want)
+		}
+	}
+}
+
+// \d and DESCRIBE print the same table for a table with a primary key, a
+// METADATA column, a computed column and a watermark, and both show them.
+func TestE2EDescribeAgreesOnExtras(t *testing.T) {
+	create := "CREATE TABLE ev (id BIGINT, ts TIMESTAMP(3), part INT METADATA FROM 'partition', d AS id * 2, " +
+		"PRIMARY KEY (id) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'kafka', " +
+		"'topic' = 'x', 'properties.bootstrap.servers' = 'localhost:1', 'format' = 'json');\n"
+	d := runClinksh(t, create+"\\d ev\n")
+	desc := runClinksh(t, create+"DESCRIBE ev;\n")
+	if d.code != 0 || desc.code != 0 {
+		t.Fatalf(`\d: exit %d %q; DESCRIBE: exit %d %q`, d.code, d.stderr, desc.code, desc.stderr)
+	}
+	_, table, _ := strings.Cut(d.stdout, "ev: table (kafka), unbounded\n")
+	if table == "" || !strings.HasSuffix(desc.stdout, table) {
+		t.Fatalf("\\d ev:\n%s\nDESCRIBE ev:\n%s", d.stdout, desc.stdout)
+	}
+	for _, want := range []string{" key ", " extras ", " watermark ", "PRI(id)", "TIMESTAMP(3) *ROWTIME*",
+		"ts - INTERVAL '5' SECOND", "METADATA FROM 'partition'", "AS id * 2"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("DESCRIBE lacks %q:\n%s", want, table)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -61,6 +62,10 @@ type sinkOptions struct {
 	// page, when set, takes a bounded table whole (its text and footer)
 	// instead of out: the shell's pager.
 	page func(text []byte) error
+	// pageStream, when set, starts the pager for a table that streams (an
+	// uncapped result past its first rows, taller than any screen); nil
+	// when it cannot start. Closing the writer waits for the pager.
+	pageStream func() io.WriteCloser
 }
 
 func newSink(format string, o sinkOptions) sink {

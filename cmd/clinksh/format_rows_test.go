@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,5 +180,104 @@ func TestShellSetMaxRowsAndExpanded(t *testing.T) {
 	}
 	if !strings.Contains(ts.stderr.String(), `\set maxrows: want a row count`) {
 		t.Errorf("stderr %q", ts.stderr.String())
+	}
+}
+
+// TestTableUncappedStreams: with maxrows 0 a long bounded table is not held
+// to the end: once streamAfter rows arrived they are printed (widths from
+// them), and every later batch prints as it arrives; the table has one
+// header, every row in order, text wider than the first rows' cut with
+// "..." (numbers are never cut: they widen their line), and the usual
+// footer.
+func TestTableUncappedStreams(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	var out bytes.Buffer
+	s := newSink(formatTable, sinkOptions{out: bufio.NewWriter(&out), mem: mem})
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	if err := s.Columns(schema, true); err != nil {
+		t.Fatal(err)
+	}
+	const n, batch = 2500, 100
+	for start := 0; start < n; start += batch {
+		var rows []exec.Row
+		for i := start; i < start+batch; i++ {
+			v := "abcdef"
+			if i == n-1 {
+				v = "a value wider than the first rows"
+			}
+			rows = append(rows, exec.Row{int64(i), v})
+		}
+		b := exec.NewRowBatch(schema, rows)
+		before := out.Len()
+		err := s.Batch(b)
+		b.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end := start + batch; end >= streamAfter && out.Len() == before {
+			t.Fatalf("after %d rows nothing more was printed", end)
+		} else if end < streamAfter && out.Len() != 0 {
+			t.Fatalf("after %d rows, printed before the widths were known:\n%s", end, out.String())
+		}
+	}
+	if err := s.finish(nil); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if lines[1] != "|   x | s      |" || strings.Count(out.String(), "| s ") != 1 {
+		t.Fatalf("header:\n%s", strings.Join(lines[:4], "\n"))
+	}
+	for i := 0; i < n; i++ {
+		want := fmt.Sprintf("| %3d | abcdef |", i)
+		if i == n-1 {
+			want = fmt.Sprintf("| %3d | a v... |", i)
+		}
+		if got := lines[3+i]; got != want {
+			t.Fatalf("row %d: %q, want %q", i, got, want)
+		}
+	}
+	if got := lines[len(lines)-1]; got != "2500 rows, finished" {
+		t.Errorf("footer %q", got)
+	}
+}
+
+// quitPager is a pager the user has quit: every write fails.
+type quitPager struct{ closed *bool }
+
+func (quitPager) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+func (q quitPager) Close() error            { *q.closed = true; return nil }
+
+// TestStreamedTableStopsWhenPagerQuits: a streamed table goes to the
+// pager the shell starts; once the user quits it the sink stops the query
+// normally (exec.ErrStop), and finish waits for the pager without error.
+func TestStreamedTableStopsWhenPagerQuits(t *testing.T) {
+	var out bytes.Buffer
+	closed := false
+	s := newSink(formatTable, sinkOptions{out: bufio.NewWriter(&out),
+		pageStream: func() io.WriteCloser { return quitPager{&closed} }})
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	if err := s.Columns(schema, true); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for start := 0; start < 3000 && err == nil; start += 100 {
+		rows := make([]exec.Row, 100)
+		for i := range rows {
+			rows[i] = exec.Row{int64(start + i)}
+		}
+		b := exec.NewRowBatch(schema, rows)
+		err = s.Batch(b)
+		b.Release()
+	}
+	if !errors.Is(err, exec.ErrStop) {
+		t.Fatalf("Batch after the pager quit: %v, want exec.ErrStop", err)
+	}
+	if err := s.finish(nil); err != nil || !closed {
+		t.Fatalf("finish: %v, pager closed %v", err, closed)
+	}
+	if out.Len() != 0 {
+		t.Errorf("the table went to stdout as well:\n%s", out.String())
 	}
 }

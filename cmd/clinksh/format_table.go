@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -23,7 +24,9 @@ import (
 // when it ends, followed by "(N rows)". It keeps at most maxRows rows (the
 // first half and the last half, see keptRows), so a huge result costs a few
 // rows of memory and a screenful of output; the footer says how many more
-// there were. An unbounded result
+// there were. Uncapped (maxRows 0), a result longer than streamAfter rows
+// is not held: it streams in the tableau layout below, with widths taken
+// from its first rows. An unbounded result
 // never ends by itself, so it is printed as it arrives in the tableau style
 // of Flink's SQL client: a header once, then one line per row in fixed
 // column widths (values too wide are cut with "..."), flushed per batch.
@@ -37,10 +40,14 @@ type tableSink struct {
 	right   []bool // right-align (numbers)
 	bounded bool
 	kept    keptRows // bounded: the rows shown, rendered at finish
-	widths  []int    // unbounded: fixed column widths
-	buf     []byte
-	line    []byte
-	n       int64
+	widths  []int    // unbounded or streaming: fixed column widths
+	// streaming: an uncapped bounded result grew past streamAfter rows and
+	// is printed as it arrives, through pager when the shell pages.
+	streaming bool
+	pager     io.WriteCloser
+	buf       []byte
+	line      []byte
+	n         int64
 }
 
 func (s *tableSink) Columns(schema *arrow.Schema, bounded bool) error {
@@ -90,7 +97,7 @@ func (s *tableSink) Batch(b *exec.Batch) error {
 		nrows := int(rec.NumRows())
 		base := s.n
 		s.n += int64(nrows)
-		if s.bounded {
+		if s.bounded && !s.streaming {
 			for i := 0; i < nrows; i++ {
 				// Rows the cap drops are never rendered.
 				if !s.kept.needed(base+int64(i), s.n) {
@@ -98,7 +105,10 @@ func (s *tableSink) Batch(b *exec.Batch) error {
 				}
 				s.kept.add(base+int64(i), s.rowCells(cols, i))
 			}
-			return nil
+			if s.kept.max > 0 || len(s.kept.head) < streamAfter {
+				return nil
+			}
+			return s.startStreaming()
 		}
 		out := s.line[:0]
 		for i := 0; i < nrows; i++ {
@@ -111,11 +121,70 @@ func (s *tableSink) Batch(b *exec.Batch) error {
 			})
 		}
 		s.line = out
-		if _, err := s.opts.out.Write(out); err != nil {
-			return err
-		}
-		return s.opts.out.Flush()
+		return s.emit(out)
 	})
+}
+
+// emit writes and flushes out. A streamed table whose pager the user quit
+// cannot be written to: the query then stops, normally.
+func (s *tableSink) emit(out []byte) error {
+	_, err := s.opts.out.Write(out)
+	if err == nil {
+		err = s.opts.out.Flush()
+	}
+	if err != nil && s.pager != nil {
+		return exec.ErrStop
+	}
+	return err
+}
+
+// streamAfter is how many rows of an uncapped bounded result are held to
+// size the table; past them it streams.
+const streamAfter = 1000
+
+// maxStreamWidth caps a streamed column's width; longer values are cut
+// with "...", as the tableau cuts them.
+const maxStreamWidth = 80
+
+// startStreaming prints the rows held so far in the tableau layout, with
+// widths from them, and lets the rest of the result print as it arrives:
+// an uncapped table of any length then costs a batch of memory, not the
+// whole result. With the shell's pager on, the table goes to a pager
+// started now, fed as rows arrive.
+func (s *tableSink) startStreaming() error {
+	s.streaming = true
+	s.widths = make([]int, s.schema.NumFields())
+	for i, f := range s.schema.Fields() {
+		s.widths[i] = runewidth.StringWidth(f.Name)
+	}
+	for _, row := range s.kept.head {
+		for c, v := range row {
+			s.widths[c] = max(s.widths[c], min(displayWidth(v), maxStreamWidth))
+		}
+	}
+	s.gate.open()
+	if s.opts.pageStream != nil {
+		if p := s.opts.pageStream(); p != nil {
+			s.pager = p
+			s.opts.out = bufio.NewWriter(p)
+		}
+	}
+	out := s.line[:0]
+	if !s.opts.expanded {
+		out = s.border(out)
+		out = s.tableauRow(out, func(c int) string { return s.schema.Field(c).Name })
+		out = s.border(out)
+	}
+	for i, row := range s.kept.head {
+		if s.opts.expanded {
+			out = appendRecord(out, s.schema, int64(i)+1, row)
+			continue
+		}
+		out = s.tableauRow(out, func(c int) string { return row[c] })
+	}
+	s.kept = keptRows{}
+	s.line = out
+	return s.emit(out)
 }
 
 func (s *tableSink) rowCells(cols []arrow.Array, i int) []string {
@@ -155,7 +224,9 @@ func (s *tableSink) tableauRow(out []byte, value func(c int) string) []byte {
 			v = controlToSpace.Replace(v)
 		}
 		vw := displayWidth(v)
-		if vw > w {
+		// Text too wide is cut; a number never is (a cut number reads as
+		// another number): it widens its line instead.
+		if vw > w && !s.right[c] {
 			v = runewidth.Truncate(v, w, "...")
 			vw = runewidth.StringWidth(v)
 		}
@@ -198,17 +269,20 @@ func (s *tableSink) finish(execErr error) error {
 	if s.schema == nil {
 		return s.opts.out.Flush()
 	}
-	if !s.bounded {
+	if !s.bounded || s.streaming {
 		s.gate.open()
+		out := s.line[:0]
 		if !s.opts.expanded {
-			if _, err := s.opts.out.Write(s.border(s.line[:0])); err != nil {
-				return err
-			}
+			out = s.border(out)
 		}
-		if _, err := fmt.Fprintf(s.opts.out, "%s\n", footer(s.n, 0, execErr)); err != nil {
-			return err
+		out = fmt.Appendf(out, "%s\n", footer(s.n, 0, execErr))
+		s.line = out
+		err := s.emit(out)
+		if s.pager != nil {
+			// Into a pager the user may have quit: that is no error.
+			err = s.pager.Close()
 		}
-		return s.opts.out.Flush()
+		return err
 	}
 	// A failed query shows its error, not half a table; a cancelled one
 	// shows nothing either (the shell says it was cancelled).

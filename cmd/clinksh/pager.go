@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 )
@@ -44,6 +45,44 @@ func (sh *shell) page(text []byte) error {
 		return nil // the pager ran (quitting it early is not an error)
 	}
 	_, err = sh.out.Write(text)
+	return err
+}
+
+// pageStream starts the pager for a table that streams: the writer feeds
+// its stdin as rows arrive (less shows the first screen at once), and Close
+// waits until the user quits it. nil when no pager is set or it cannot
+// start (the table is then printed as it is).
+func (sh *shell) pageStream() io.WriteCloser {
+	cmdline := pagerCommand()
+	if cmdline == "" || sh.out.Flush() != nil {
+		return nil
+	}
+	cmd := exec.Command("/bin/sh", "-c", cmdline)
+	cmd.Stdout, cmd.Stderr = sh.pagerOut, sh.errw
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil
+	}
+	if err := cmd.Start(); err != nil {
+		return nil
+	}
+	return &pagerPipe{WriteCloser: in, cmd: cmd}
+}
+
+// pagerPipe is a running pager's stdin; Close ends the input and waits for
+// the pager to exit.
+type pagerPipe struct {
+	io.WriteCloser
+	cmd *exec.Cmd
+}
+
+func (p *pagerPipe) Close() error {
+	_ = p.WriteCloser.Close()
+	err := p.cmd.Wait()
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		return nil // quitting the pager early is not an error
+	}
 	return err
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -19,23 +20,7 @@ import (
 // anything would never answer the first statement (stdin stays open), so
 // the read would block until the deadline, which only bounds a failing run.
 func TestE2ECoprocess(t *testing.T) {
-	cmd := exec.Command(clinkshBinary(t), "--format", "csv")
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "CLINK_HISTORY="+filepath.Join(cmd.Dir, "hist"))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdoutPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, stdin, stdoutPipe, stderr := startPiped(t, "--format", "csv")
 
 	lines := make(chan string)
 	go func() {
@@ -184,4 +169,60 @@ func TestE2EInterruptWhileWaitingForStdin(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 		t.Errorf("exit: %v, want code %d", err, exitInterrupted)
 	}
+}
+
+// TestE2EUncappedTableStreams: with \set maxrows 0 a long bounded result in
+// the table format prints while the query runs, not when it ends. The
+// source is paced (4,000 events at 1,000 a second, 3,680 of them bids), so
+// the query runs for seconds; on its first row the test presses Ctrl-C
+// (SIGINT). A table printed as it arrives ends there: its rows so far, then
+// "N rows, interrupted" with N of them. One held to the end would show its
+// first row only once the query finished, every row and "finished".
+func TestE2EUncappedTableStreams(t *testing.T) {
+	cmd, _, stdout, stderr := startPiped(t, "-c", "\\set maxrows 0\n"+
+		"CREATE TABLE b WITH ('connector' = 'nexmark', 'table' = 'bid', 'events.num' = '4000', 'first-event.rate' = '1000');\n"+
+		"SELECT auction, price FROM b")
+	sc := bufio.NewScanner(stdout)
+	rows := 0
+	var last string
+	for sc.Scan() {
+		last = sc.Text()
+		if strings.HasPrefix(last, "| ") && !strings.Contains(last, "auction") {
+			if rows == 0 {
+				if err := cmd.Process.Signal(os.Interrupt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows++
+		}
+	}
+	_ = cmd.Wait()
+	if want := fmt.Sprintf("%d rows, interrupted", rows); last != want || rows < streamAfter || rows >= 3680 {
+		t.Errorf("last line %q after %d rows, want %q, at least the %d rows that size the table and fewer than all 3680; stderr:\n%s",
+			last, rows, want, streamAfter, stderr.String())
+	}
+}
+
+// startPiped starts the binary with args, its stdin and stdout on pipes
+// and its stderr collected; the process is killed when the test ends.
+func startPiped(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(clinkshBinary(t), args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CLINK_HISTORY="+filepath.Join(cmd.Dir, "hist"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, stdin, stdout, stderr
 }

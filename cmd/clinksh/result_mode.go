@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -11,6 +11,7 @@ import (
 
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sqlvalue"
 )
@@ -61,14 +62,12 @@ type tableModeSink struct {
 	mu        sync.Mutex
 	changelog bool
 	schema    *arrow.Schema // without op
-	rows      []exec.Row
-	// hole is where the last -U removed a row (-1: none), so the +U that
-	// follows takes its place and an updated row does not jump to the end.
-	hole int
+	table     *changelog.Table
 	// order keeps the table in rank order (a continuous top-n; see
 	// ResultOrder), nil for arrival order.
-	order   func(a, b exec.Row) int
-	changes int64
+	order func(a, b exec.Row) int
+	// key is the table's upsert key (see ResultKey), nil for whole rows.
+	key     []int
 	dirty   bool // changes since the last frame
 	stop    chan struct{}
 	stopped chan struct{}
@@ -82,12 +81,16 @@ const liveInterval = 200 * time.Millisecond
 // first (op).
 func (t *tableModeSink) ResultOrder(keys []ops.SortKey) { t.order = engine.TableOrder(keys) }
 
+// ResultKey implements engine.KeyedWriter: the columns that identify a row
+// of the table (an updating GROUP BY's keys).
+func (t *tableModeSink) ResultKey(cols []int) { t.key = engine.TableKey(cols) }
+
 func (t *tableModeSink) Columns(s *arrow.Schema, bounded bool) error {
 	if s.NumFields() == 0 || s.Field(0).Name != "op" || s.Field(0).Type.ID() != arrow.STRING {
 		return t.inner.Columns(s, bounded)
 	}
 	t.changelog = true
-	t.hole = -1
+	t.table = changelog.NewTable(t.key, t.order)
 	t.schema = arrow.NewSchema(s.Fields()[1:], nil)
 	if t.live == nil {
 		return t.inner.Columns(t.schema, true)
@@ -139,8 +142,8 @@ func (t *tableModeSink) drawLocked(final, all bool) error {
 		names[i], right[i] = f.Name, isNumeric(f.Type)
 	}
 	return t.live.draw(liveFrame{
-		names: names, right: right, rows: len(t.rows), cells: t.cellsLocked,
-		changes: t.changes, at: time.Now(), final: final, all: all,
+		names: names, right: right, rows: t.table.Len(), cells: t.cellsLocked,
+		changes: t.table.Changes(), at: time.Now(), final: final, all: all,
 	})
 }
 
@@ -150,7 +153,7 @@ func (t *tableModeSink) cellsLocked(n int) ([][]string, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	rec, err := exec.EncodeRows(t.mem, t.schema, t.rows[:n])
+	rec, err := exec.EncodeRows(t.mem, t.schema, t.table.Rows(n))
 	if err != nil {
 		return nil, fmt.Errorf("result mode table: %w", err)
 	}
@@ -180,61 +183,11 @@ func (t *tableModeSink) Batch(b *exec.Batch) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for i := 0; i < b.Len(); i++ {
-		row := make(exec.Row, b.Schema().NumFields())
-		for c := range row {
-			if b.IsColumnar() {
-				row[c] = exec.Value(b.Record().Column(c), i)
-			} else {
-				row[c] = b.Rows()[i][c]
-			}
-		}
-		if err := t.applyLocked(row[0], row[1:]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (t *tableModeSink) applyLocked(op any, vals exec.Row) error {
-	t.changes++
 	t.dirty = true
-	hole := t.hole
-	t.hole = -1
-	switch op {
-	case "+I", "+U":
-		if t.order != nil {
-			// After its equals, so ties keep arrival order.
-			at, _ := slices.BinarySearchFunc(t.rows, vals, func(r, v exec.Row) int {
-				if t.order(r, v) <= 0 {
-					return -1
-				}
-				return 1
-			})
-			t.rows = slices.Insert(t.rows, at, vals)
-			return nil
-		}
-		if op == "+I" {
-			t.rows = append(t.rows, vals)
-			return nil
-		}
-		if hole >= 0 && hole <= len(t.rows) {
-			t.rows = slices.Insert(t.rows, hole, vals)
-		} else {
-			t.rows = append(t.rows, vals)
-		}
-	case "-U", "-D":
-		for j, r := range t.rows {
-			if ops.SameRow(r, vals) {
-				t.rows = slices.Delete(t.rows, j, j+1)
-				if op == "-U" {
-					t.hole = j
-				}
-				break
-			}
-		}
-	default:
-		return fmt.Errorf("result mode table: unknown row kind %v", op)
+	// A retraction of a row the table does not hold changes nothing; the
+	// table shows what the changelog says, as the kernel's does.
+	if err := t.table.ApplyBatch(b, b.Len()); err != nil && !errors.Is(err, changelog.ErrNotInTable) {
+		return fmt.Errorf("result mode table: %w", err)
 	}
 	return nil
 }
@@ -254,8 +207,8 @@ func (t *tableModeSink) finish(err error) error {
 		}
 		return t.inner.finish(err)
 	}
-	if t.changelog && len(t.rows) > 0 {
-		b := exec.NewRowBatch(t.schema, t.rows)
+	if t.changelog && t.table.Len() > 0 {
+		b := exec.NewRowBatch(t.schema, t.table.Rows(-1))
 		berr := t.inner.Batch(b)
 		b.Release()
 		if berr != nil && err == nil {

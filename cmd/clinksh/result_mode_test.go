@@ -14,6 +14,7 @@ import (
 
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog/changelogtest"
 	"github.com/clink-sql/clink/exec/ops"
 )
 
@@ -133,23 +134,33 @@ func (c *countingSink) ResultOrder(keys []ops.SortKey) {
 // retracted (NaN is not equal to itself under ==), and -0.0 does not take
 // away 0.0.
 func TestTableModeRetractsNaN(t *testing.T) {
-	var b bytes.Buffer
-	w := bufio.NewWriter(&b)
-	tm := &tableModeSink{inner: newSink(formatCSV, sinkOptions{out: w})}
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "op", Type: arrow.BinaryTypes.String},
 		{Name: "k", Type: arrow.BinaryTypes.String},
 		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 	}, nil)
-	if err := tm.Columns(schema, false); err != nil {
-		t.Fatal(err)
-	}
-	batch := exec.NewRowBatch(schema, []exec.Row{
+	got := tableModeCSV(t, schema, []exec.Row{
 		{"+I", "nan", math.NaN()},
 		{"+I", "zero", 0.0},
 		{"-D", "nan", math.NaN()},
 		{"-D", "zero", math.Copysign(0, -1)},
 	})
+	if got != "k,x\nzero,0.0" {
+		t.Errorf("table:\n%s\nwant only the 0.0 row", got)
+	}
+}
+
+// tableModeCSV applies changes (of schema, the row kind first) through the
+// table result mode and returns the table it prints as CSV.
+func tableModeCSV(t *testing.T, schema *arrow.Schema, changes []exec.Row) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	tm := &tableModeSink{inner: newSink(formatCSV, sinkOptions{out: w})}
+	if err := tm.Columns(schema, false); err != nil {
+		t.Fatal(err)
+	}
+	batch := exec.NewRowBatch(schema, changes)
 	err := tm.Batch(batch)
 	batch.Release()
 	if err != nil {
@@ -159,7 +170,24 @@ func TestTableModeRetractsNaN(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Flush()
-	if got := strings.TrimSpace(b.String()); got != "k,x\nzero,0.0" {
-		t.Errorf("table:\n%s\nwant only the 0.0 row", got)
+	return strings.TrimSpace(b.String())
+}
+
+// The shell's table mode shows the shared changelog fixture's table, the
+// same one the kernel's live table test reads (dispatch's
+// TestLiveTableMatchesSharedFixture): one changelog, one table, in order.
+func TestTableModeMatchesSharedFixture(t *testing.T) {
+	changes, want := changelogtest.ReadFixture(t, "../../testdata/changelog/display.txt")
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "op", Type: arrow.BinaryTypes.String},
+		{Name: "k", Type: arrow.BinaryTypes.String},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	got := strings.Split(tableModeCSV(t, schema, changes), "\n")
+	if got[0] != "k,n" {
+		t.Fatalf("header %q", got[0])
+	}
+	if g, w := strings.Join(got[1:], "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("table:\n%s\nwant:\n%s", g, w)
 	}
 }

@@ -157,7 +157,7 @@ func (sh *shell) execute(ctx context.Context, stmt string) (oc engine.Outcome, e
 	var pl *progressLine
 	opts := sinkOptions{out: sh.out, mem: sh.mem, maxRows: sh.maxRows, expanded: sh.expanded}
 	if sh.pagerOn() {
-		opts.page = sh.page
+		opts.page, opts.pageStream = sh.page, sh.pageStream
 	}
 	if sh.progressTTY {
 		pl = startProgress(sh.errw, prog, progressDelay, progressInterval)

@@ -152,6 +152,15 @@ func TestInteractivePager(t *testing.T) {
 	if !strings.Contains(p, "PAGED:| 49 |") {
 		t.Errorf("the pager did not get the rows:\n%s", p)
 	}
+	// An uncapped result long enough to stream goes to the pager too, as
+	// it arrives (1,840 bids in 2,000 events).
+	term.send("CREATE TABLE b WITH ('connector' = 'nexmark', 'table' = 'bid', 'events.num' = '2000');")
+	waitFor("Table 'b' created.")
+	term.send("SELECT auction FROM b;")
+	p = waitFor("PAGED:1840 rows, finished")
+	if !strings.Contains(p, "PAGED:+------") || strings.Contains(p, "\n1840 rows") {
+		t.Errorf("the streamed table did not go whole through the pager:\n%s", p)
+	}
 	term.send(`\pset pager off`)
 	waitFor("Pager is off.")
 	term.send("SELECT 'direct' AS marker;")

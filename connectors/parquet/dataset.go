@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -47,6 +48,19 @@ var (
 	_ connectors.SplitTable = (*Dataset)(nil)
 )
 
+// ErrNoFiles is what opening a dataset without declared columns over a path
+// with no Parquet files is (errors.Is): there is no schema to read. The
+// error itself names the path; a CREATE TABLE adds that declaring the
+// columns makes a table INSERT INTO can write.
+var ErrNoFiles = errors.New("no Parquet files to read a schema from")
+
+// noFilesError is Open's error for a path with nothing to read, which is
+// ErrNoFiles as well.
+type noFilesError struct{ error }
+
+func (e noFilesError) Is(target error) bool { return target == ErrNoFiles }
+func (e noFilesError) Unwrap() error        { return e.error }
+
 // OpenDataset opens the Parquet dataset at path (a file, a glob or a
 // directory; see Open). When declared is nil the schema comes from the
 // first file, which must then exist.
@@ -60,7 +74,7 @@ func OpenDataset(path string, declared *arrow.Schema) (*Dataset, error) {
 		if declared == nil {
 			// Open's own error says why there is nothing to infer from.
 			_, err := expandPath(path)
-			return nil, fmt.Errorf("%w (declare the columns to create a table that INSERT INTO writes)", err)
+			return nil, noFilesError{err}
 		}
 		d.schema = declared
 		d.snap = &Table{path: path, schema: declared, mem: d.mem}

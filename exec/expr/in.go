@@ -24,7 +24,12 @@ type In struct {
 
 	set     map[any]struct{} // constant list: the non-NULL items
 	hasNull bool             // constant list contains NULL
-	ors     Expr             // non-constant list: e = i1 OR e = i2 ...
+	// The constant list's items typed, for the columnar probes of the
+	// common types (a probe of set boxes every value and hashes its type).
+	strs memberSet[string]
+	i64s memberSet[int64]
+	i32s memberSet[int32]
+	ors  Expr // non-constant list: e = i1 OR e = i2 ...
 }
 
 // NewIn is e IN (list), or e NOT IN (list) when negate.
@@ -70,6 +75,7 @@ func NewIn(e Expr, list []Expr, negate bool) (Expr, error) {
 				x.set[v] = struct{}{}
 			}
 		}
+		x.strs, x.i64s, x.i32s = membersOf[string](x.set), membersOf[int64](x.set), membersOf[int32](x.set)
 		return x, nil
 	}
 	var ors Expr
@@ -158,12 +164,22 @@ func (x *In) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Ar
 	switch arr := a.(type) {
 	case *array.Int32:
 		vals := arr.Int32Values()
-		hit = func(i int) bool { _, ok := x.set[vals[i]]; return ok }
+		hit = func(i int) bool { return x.i32s.has(vals[i]) }
 	case *array.Int64:
 		vals := arr.Int64Values()
-		hit = func(i int) bool { _, ok := x.set[vals[i]]; return ok }
+		hit = func(i int) bool { return x.i64s.has(vals[i]) }
 	case *array.String:
-		hit = func(i int) bool { _, ok := x.set[arr.Value(i)]; return ok }
+		hit = func(i int) bool { return x.strs.has(arr.Value(i)) }
+	case *array.Dictionary:
+		// Codes into a dictionary of strings: each entry is looked up
+		// once, then every row reads its entry's answer.
+		if dict, isStr := arr.Dictionary().(*array.String); isStr {
+			in := make([]bool, dict.Len())
+			for e := range in {
+				in[e] = dict.IsValid(e) && x.strs.has(dict.Value(e))
+			}
+			hit = func(i int) bool { return in[arr.GetValueIndex(i)] }
+		}
 	case *array.Date32:
 		vals := arr.Date32Values()
 		hit = func(i int) bool { _, ok := x.set[vals[i]]; return ok }
@@ -249,4 +265,42 @@ func (b *Between) EvalRow(r exec.Row) (any, error) { return b.expr.EvalRow(r) }
 
 func (b *Between) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
 	return b.expr.EvalColumnar(mem, rec)
+}
+
+// memberSet is a constant IN list's items of one Go type: a short list is
+// searched in order (a few compares beat hashing), a long one hashed.
+type memberSet[T comparable] struct {
+	small []T
+	m     map[T]struct{}
+}
+
+// membersOf is the items of set that are Ts.
+func membersOf[T comparable](set map[any]struct{}) memberSet[T] {
+	var s memberSet[T]
+	for v := range set {
+		if t, ok := v.(T); ok {
+			s.small = append(s.small, t)
+		}
+	}
+	if len(s.small) > 8 {
+		s.m = make(map[T]struct{}, len(s.small))
+		for _, v := range s.small {
+			s.m[v] = struct{}{}
+		}
+		s.small = nil
+	}
+	return s
+}
+
+func (s *memberSet[T]) has(v T) bool {
+	if s.m != nil {
+		_, ok := s.m[v]
+		return ok
+	}
+	for _, w := range s.small {
+		if w == v {
+			return true
+		}
+	}
+	return false
 }

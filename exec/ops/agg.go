@@ -98,6 +98,7 @@ type HashAggregate struct {
 	columnarOut bool
 	err         error // configuration error, reported on first use
 	bound       bool
+	in          *arrow.Schema // the input schema bound to (a checkpoint keeps it)
 
 	keys    *keyIndex // nil without group columns: every row is group 0
 	keyBld  []array.Builder
@@ -112,7 +113,6 @@ type HashAggregate struct {
 	done    bool
 
 	// Memory (agg_spill.go).
-	in       *arrow.Schema // the input's schema, from bind
 	resInit  bool
 	res      *exec.Reservation
 	canSpill bool
@@ -204,8 +204,7 @@ func (h *HashAggregate) bind(in *arrow.Schema) error {
 	if h.err != nil || h.bound {
 		return h.err
 	}
-	h.bound = true
-	h.in = in
+	h.bound, h.in = true, in
 	types := make([]arrow.DataType, len(h.groupCols))
 	for i, c := range h.groupCols {
 		if c < 0 || c >= in.NumFields() {

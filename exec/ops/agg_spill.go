@@ -155,15 +155,6 @@ func (h *HashAggregate) account(ctx context.Context, out exec.Emitter) error {
 	return err
 }
 
-func (h *HashAggregate) hasDistinct() bool {
-	for _, a := range h.accs {
-		if _, ok := a.(*distinctAcc); ok {
-			return true
-		}
-	}
-	return false
-}
-
 func (h *HashAggregate) startSpill(ctx context.Context) {
 	sp := &aggSpill{dir: newSpillDir(exec.MemoryBudgetFrom(ctx)), seed: maphash.MakeSeed()}
 	schema := plainSchema(h.in)

@@ -206,17 +206,6 @@ func (f *spillFile) close() {
 	_ = f.f.Close()
 }
 
-// plainSchema is s with dictionary-encoded columns as their value types:
-// what spill files hold.
-func plainSchema(s *arrow.Schema) *arrow.Schema {
-	fs := make([]arrow.Field, s.NumFields())
-	for i, f := range s.Fields() {
-		f.Type = exec.PlainType(f.Type)
-		fs[i] = f
-	}
-	return arrow.NewSchema(fs, nil)
-}
-
 // spillBuffer gathers rows for one spill file in builders and writes them
 // out spillRows at a time.
 type spillBuffer struct {

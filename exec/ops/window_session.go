@@ -60,6 +60,7 @@ func (s *sessionState) release() {
 		delete(s.held, id)
 	}
 	s.byKey = map[int32]*keyEvents{}
+	s.keys.release() // the last dictionary of a dictionary-encoded key
 }
 
 func (s *sessionState) hold(b *exec.Batch) (int32, *heldBatch) {
@@ -266,8 +267,10 @@ func (w *WindowAggregate) sessionFire(ctx context.Context, wm int64, useCol bool
 	slices.Sort(touched)
 	// One aggregate over every fired session: group columns, then the
 	// session bounds (BIGINT µs) as two more keys.
+	// Kept batches may differ in dictionary encoding (a scan's plain
+	// pages, a restored checkpoint): the fold reads them all plain.
 	h0 := s.held[touched[0]].b
-	in := h0.Schema()
+	in := plainSchema(h0.Schema())
 	nIn := in.NumFields()
 	ext := arrow.NewSchema(append(append([]arrow.Field{}, in.Fields()...),
 		arrow.Field{Name: "__session_start", Type: arrow.PrimitiveTypes.Int64},
@@ -343,7 +346,11 @@ func (w *WindowAggregate) foldSessionRows(ctx context.Context, agg *HashAggregat
 			return err
 		}
 		defer sub.Release()
-		cols := recordColumns(sub)
+		cols, err := plainColumns(w.mem, arrow.NewSchema(ext.Fields()[:ext.NumFields()-2], nil), sub)
+		if err != nil {
+			return err
+		}
+		defer releaseAll(cols)
 		sb := array.NewInt64Builder(w.mem)
 		sb.AppendValues(h.starts, nil)
 		sa := sb.NewArray()

@@ -16,6 +16,7 @@ import (
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog/changelogtest"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sql"
 )
@@ -77,6 +78,7 @@ func types(ss []sent) string {
 // fakeEngine answers a few fixed statements.
 type fakeEngine struct {
 	started chan struct{}
+	fixture []exec.Row // the changes "changelog-fixture" sends
 	// shown, when set, reports whether the kernel has published a
 	// message containing the text (the slow scan waits for its progress).
 	shown func(text string) bool
@@ -181,6 +183,16 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 			rows = append(rows, exec.Row{"-U", fmt.Sprintf("key%02d", i), int64(1)}, exec.Row{"+U", fmt.Sprintf("key%02d", i), int64(2)})
 		}
 		b := exec.NewRowBatch(schema, rows)
+		defer b.Release()
+		return engine.Outcome{}, w.Batch(b)
+	case "changelog-fixture":
+		// The changelog the shell's table mode test reads too.
+		schema := arrow.NewSchema([]arrow.Field{{Name: "op", Type: arrow.BinaryTypes.String},
+			{Name: "k", Type: arrow.BinaryTypes.String}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+		if err := w.Columns(schema, false); err != nil {
+			return engine.Outcome{}, err
+		}
+		b := exec.NewRowBatch(schema, e.fixture)
 		defer b.Release()
 		return engine.Outcome{}, w.Batch(b)
 	case "changelog":
@@ -414,6 +426,34 @@ func TestLiveChangelogShowsCurrentTable(t *testing.T) {
 	}
 	if strings.Contains(final, "+I") || strings.Contains(final, " b ") {
 		t.Fatalf("final table shows a row kind or a deleted row:\n%s", final)
+	}
+}
+
+// The kernel's live table shows the shared changelog fixture's table, the
+// same one the shell's table mode test reads (clinksh's
+// TestTableModeMatchesSharedFixture): the same rows in the same order.
+func TestLiveTableMatchesSharedFixture(t *testing.T) {
+	k, tr, eng := newTestKernel()
+	var want []string
+	eng.fixture, want = changelogtest.ReadFixture(t, "../../../../testdata/changelog/display.txt")
+	m := request("execute_request", map[string]any{"code": "changelog-fixture"})
+	k.handle(wire.Shell, m)
+	final, _ := finalTable(t, tr.of(m.Header.MsgID))
+	lines := strings.Split(final, "\n")
+	var got []string
+	for _, l := range lines[2:] { // after the header and its rule
+		f := strings.Split(l, " | ")
+		if len(f) != 2 {
+			break
+		}
+		got = append(got, strings.TrimSpace(f[0])+","+strings.TrimSpace(f[1]))
+	}
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("table:\n%s\nwant:\n%s", final, w)
+	}
+	footer := fmt.Sprintf("%d rows after %d changes, finished", len(want), len(eng.fixture))
+	if !strings.Contains(final, footer) {
+		t.Errorf("footer: want %q in\n%s", footer, final)
 	}
 }
 

@@ -1,8 +1,8 @@
 package dispatch
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -11,6 +11,7 @@ import (
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
 	"github.com/clink-sql/clink/engine"
 	"github.com/clink-sql/clink/exec"
+	"github.com/clink-sql/clink/exec/changelog"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/sqlvalue"
 )
@@ -108,12 +109,14 @@ type resultWriter struct {
 	lastSend  time.Time
 	stopped   string // why the query ended early, for the footer
 	// changelog: an updating result (its first column is the row kind
-	// "op"); the live display shows the current table, the changes applied.
+	// "op"); the live display shows table, the changes applied.
 	changelog bool
+	table     *changelog.Table
 	// order keeps that table in rank order (a continuous top-n; see
-	// ResultOrder) by the row values in raw, which parallels rows.
+	// ResultOrder).
 	order func(a, b exec.Row) int
-	raw   []exec.Row
+	// key is the table's upsert key (see ResultKey), nil for whole rows.
+	key []int
 	// text spells each column's values (sqlvalue's canonical text, as the
 	// shell and CAST(x AS VARCHAR)), reading the Arrow arrays directly.
 	text    []sqlvalue.AppendFunc
@@ -141,6 +144,14 @@ func cellOf(v any, t arrow.DataType) cellValue {
 func (w *resultWriter) ResultOrder(keys []ops.SortKey) {
 	w.mu.Lock()
 	w.order = engine.TableOrder(keys)
+	w.mu.Unlock()
+}
+
+// ResultKey implements engine.KeyedWriter: the columns that identify a row
+// of the table (an updating GROUP BY's keys).
+func (w *resultWriter) ResultKey(cols []int) {
+	w.mu.Lock()
+	w.key = engine.TableKey(cols)
 	w.mu.Unlock()
 }
 
@@ -185,6 +196,7 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	case !bounded:
 		if len(w.cols) > 0 && w.cols[0].name == "op" && w.cols[0].typ.ID() == arrow.STRING {
 			w.changelog = true
+			w.table = changelog.NewTable(w.key, w.order)
 			w.cols = w.cols[1:]
 		}
 		w.mode = modeLive
@@ -215,7 +227,11 @@ func (w *resultWriter) Batch(b *exec.Batch) error {
 		w.stopped = fmt.Sprintf("stopped at rows=%d", max)
 	}
 	if w.changelog {
-		w.applyChanges(b, int(n))
+		// A retraction of a row the table does not hold changes nothing,
+		// as in the shell's table mode.
+		if err := w.table.ApplyBatch(b, int(n)); err != nil && !errors.Is(err, changelog.ErrNotInTable) {
+			return err
+		}
 	} else if b.IsColumnar() {
 		rec := b.Record()
 		for i := 0; i < int(n); i++ {
@@ -274,51 +290,6 @@ func (w *resultWriter) slot() []cellValue {
 	return w.rows[len(w.rows)-1]
 }
 
-// applyChanges applies the first n changelog rows of b to the current
-// table: +I and +U add a row, -U and -D remove the row they name.
-func (w *resultWriter) applyChanges(b *exec.Batch, n int) {
-	value := func(i, c int) any {
-		if b.IsColumnar() {
-			return exec.Value(b.Record().Column(c), i)
-		}
-		return b.Rows()[i][c]
-	}
-	for i := 0; i < n; i++ {
-		vals := make(exec.Row, len(w.cols))
-		row := make([]cellValue, len(w.cols))
-		for c := range row {
-			v := value(i, c+1)
-			vals[c] = v
-			row[c] = cellOf(v, w.cols[c].typ)
-		}
-		switch value(i, 0) {
-		case "+I", "+U":
-			at := len(w.rows)
-			if w.order != nil {
-				// After its equals, so ties keep arrival order.
-				at, _ = slices.BinarySearchFunc(w.raw, vals, func(r, v exec.Row) int {
-					if w.order(r, v) <= 0 {
-						return -1
-					}
-					return 1
-				})
-			}
-			w.rows = slices.Insert(w.rows, at, row)
-			w.raw = slices.Insert(w.raw, at, vals)
-		case "-U", "-D":
-			// By value, not by the formatted cells: two values can print
-			// alike (floats), and the raw row is what the retraction names.
-			for j, r := range w.raw {
-				if ops.SameRow(r, vals) {
-					w.rows = slices.Delete(w.rows, j, j+1)
-					w.raw = slices.Delete(w.raw, j, j+1)
-					break
-				}
-			}
-		}
-	}
-}
-
 // liveBundle draws the live table: at most limit rows, and a footer that
 // says how many rows (and, for an updating table, changes) there are.
 func (w *resultWriter) liveBundle(status string) map[string]any {
@@ -328,16 +299,18 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 	case w.changelog:
 		// The whole table is kept (a retraction can name any row); only
 		// its head (rank order) or its latest changed rows are drawn.
-		footer = fmt.Sprintf("%s after %d changes", rowCount(int64(len(w.rows))), w.total)
-		if len(rows) > w.limit {
+		footer = fmt.Sprintf("%s after %d changes", rowCount(int64(w.table.Len())), w.total)
+		shown := w.table.Rows(-1)
+		if w.table.Len() > w.limit {
 			if w.order != nil {
-				rows = rows[:w.limit]
+				shown = w.table.Rows(w.limit)
 				footer += fmt.Sprintf(", showing the first %d", w.limit)
 			} else {
-				rows = rows[len(rows)-w.limit:]
+				shown = w.table.LastChanged(w.limit)
 				footer += fmt.Sprintf(", showing the %d last changed", w.limit)
 			}
 		}
+		rows = w.cells(shown)
 	case w.total > int64(len(w.rows)):
 		footer += fmt.Sprintf(", showing the last %d", len(w.rows))
 	}
@@ -348,6 +321,18 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 		"text/plain": renderText(w.cols, rows, footer),
 		"text/html":  renderHTML(w.cols, rows, footer),
 	}
+}
+
+// cells formats rows of the changelog table for display.
+func (w *resultWriter) cells(rows []exec.Row) [][]cellValue {
+	out := make([][]cellValue, len(rows))
+	for i, r := range rows {
+		out[i] = make([]cellValue, len(w.cols))
+		for c := range out[i] {
+			out[i][c] = cellOf(r[c], w.cols[c].typ)
+		}
+	}
+	return out
 }
 
 // sendLive updates the live display with the table (or chart) so far.
