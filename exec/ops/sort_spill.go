@@ -120,7 +120,11 @@ func (w *runWriter) Emit(_ context.Context, b *exec.Batch) error {
 	var rec arrow.RecordBatch
 	var err error
 	if b.IsColumnar() {
-		rec, err = plainRecord(w.mem, w.schema, b.Record())
+		var cols []arrow.Array
+		if cols, err = plainColumns(w.mem, w.schema, b.Record()); err == nil {
+			rec = array.NewRecordBatch(w.schema, cols, b.Record().NumRows())
+			releaseAll(cols)
+		}
 	} else {
 		rec, err = exec.EncodeRows(w.mem, w.schema, b.Rows())
 	}
@@ -132,27 +136,6 @@ func (w *runWriter) Emit(_ context.Context, b *exec.Batch) error {
 }
 
 func (w *runWriter) EmitWatermark(context.Context, int64) error { return nil }
-
-// plainRecord is rec (retained) with its dictionary columns decoded, as
-// schema (the plain one) says.
-func plainRecord(mem memory.Allocator, schema *arrow.Schema, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, rec.NumCols())
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for i, c := range rec.Columns() {
-		p, err := exec.PlainArray(mem, c)
-		if err != nil {
-			return nil, err
-		}
-		cols[i] = p
-	}
-	return array.NewRecordBatch(schema, cols, rec.NumRows()), nil
-}
 
 // runCursor is one run's position in the merge.
 type runCursor struct {
