@@ -77,13 +77,33 @@ func demoBrokers() (string, error) {
 //
 // The table starts each query from the latest offset: the producer runs
 // while the session idles, so reading from the earliest offset would make a
-// first query after a pause dump the whole backlog before any live row. A
-// table declared over the topic with its own 'scan.startup.mode' (e.g.
-// 'earliest-offset') reads as it says.
-func registerDemo(cat *plan.Catalog, brokers func() (string, error)) {
+// first query after a pause dump the whole backlog before any live row.
+// SET 'scan.startup.mode' changes that for the session's demo table
+// (setDemoStartup); a table declared over the topic with its own
+// 'scan.startup.mode' (e.g. 'earliest-offset') reads as it says.
+func (s *Session) registerDemo(brokers func() (string, error)) {
+	s.demoBrokers = brokers
+	s.demo = demoTable(brokers, kafka.StartLatest)
+	_ = s.cat.Add(s.demo, false)
+	for name, text := range demoViews {
+		st, err := sql.Parse(text)
+		if err != nil {
+			panic(fmt.Sprintf("demo view %s: %v", name, err)) // a bug in the text above
+		}
+		q, ok := st.(*ast.Query)
+		if !ok {
+			panic(fmt.Sprintf("demo view %s is not a query", name))
+		}
+		_ = s.cat.Add(&plan.Entry{Name: name, View: q, ViewText: text}, false)
+	}
+}
+
+// demoTable is the demo's 'nexmark' table, reading from the startup mode
+// given.
+func demoTable(brokers func() (string, error), mode string) *plan.Entry {
 	opts := map[string]string{"connector": "kafka", "topic": kafka.NexmarkTopic, "format": "json",
-		"scan.startup.mode": kafka.StartLatest}
-	_ = cat.Add(&plan.Entry{Name: "nexmark", Connector: "kafka", Options: opts, Open: func() (connectors.Table, error) {
+		"scan.startup.mode": mode}
+	return &plan.Entry{Name: "nexmark", Connector: "kafka", Options: opts, Open: func() (connectors.Table, error) {
 		addr, err := brokers()
 		if err != nil {
 			return nil, err
@@ -97,18 +117,26 @@ func registerDemo(cat *plan.Catalog, brokers func() (string, error)) {
 			o[k] = v
 		}
 		return kafka.NewTable(o, gen.Schema())
-	}}, false)
-	for name, text := range demoViews {
-		st, err := sql.Parse(text)
-		if err != nil {
-			panic(fmt.Sprintf("demo view %s: %v", name, err)) // a bug in the text above
-		}
-		q, ok := st.(*ast.Query)
-		if !ok {
-			panic(fmt.Sprintf("demo view %s is not a query", name))
-		}
-		_ = cat.Add(&plan.Entry{Name: name, View: q, ViewText: text}, false)
+	}}
+}
+
+// setDemoStartup makes the demo table read from mode ("" for the default,
+// the latest offset) in the queries that follow. The catalog entry is
+// replaced, not changed: a resolved table keeps the options it opened
+// with, and a query running now keeps its table. A 'nexmark' the user
+// dropped or replaced is left alone.
+func (s *Session) setDemoStartup(mode string) {
+	if s.demo == nil {
+		return
 	}
+	if cur, ok := s.cat.Lookup("nexmark"); !ok || cur != s.demo {
+		return
+	}
+	if mode == "" {
+		mode = kafka.StartLatest
+	}
+	s.demo = demoTable(s.demoBrokers, mode)
+	_ = s.cat.Add(s.demo, true)
 }
 
 type errNoConnector string

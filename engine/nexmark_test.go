@@ -581,31 +581,9 @@ func timeFromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 // of the stream; the joins also planned as streams.
 func TestNexmarkKafka(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) }) // after the sessions close
 	ctx := context.Background()
-	broker, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: []string{"nexmark:2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer broker.Close()
-
-	gen := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
-	defer gen.Close()
-	// One producer keeps each partition in event-time order (parallel
-	// generator splits would interleave beyond the 4 s watermark delay).
-	mustExec(t, gen, "SET 'parallelism' = '1'")
-	mustExec(t, gen, nexmarkDDL(t, "ddl_gen.sql", "nexmark")...)
-	kt := nexmarkDDL(t, "ddl_kafka.sql", "nk", "${BOOTSTRAP_SERVERS}", broker.Addr())
-	kt[0] = strings.Replace(kt[0], "'format' = 'json'", "'format' = 'json', 'scan.bounded.mode' = 'latest-offset'", 1)
-	mustExec(t, gen, kt[0], "INSERT INTO nk SELECT event_type, person, auction, bid FROM nexmark")
-
-	// The independent expectations, from a Parquet copy of the same stream.
-	d := parquetCopy(t, gen)
-
-	ks := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
-	defer ks.Close()
-	mustExec(t, ks, "SET 'parallelism' = '2'")
-	mustExec(t, ks, kt...) // the views read nk
+	ks, d := nexmarkOverKafka(t, mem)
 	for _, q := range nexmarkSupported {
 		t.Run(q, func(t *testing.T) {
 			_, sel := nexmarkQuery(t, q)
@@ -633,4 +611,36 @@ func TestNexmarkKafka(t *testing.T) {
 			diff(t, q+" via kafka, streaming", canon(rows), want)
 		})
 	}
+}
+
+// nexmarkOverKafka produces the seeded stream to an embedded broker's
+// 2-partition topic and returns a session (parallelism 2) whose views read
+// it, bounded by the topic's end, with the Parquet copy of the stream. The
+// broker and sessions close when the test ends.
+func nexmarkOverKafka(t *testing.T, mem memory.Allocator) (*Session, *nxData) {
+	ctx := context.Background()
+	broker, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: []string{"nexmark:2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(broker.Close)
+
+	gen := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+	t.Cleanup(func() { gen.Close() })
+	// One producer keeps each partition in event-time order (parallel
+	// generator splits would interleave beyond the 4 s watermark delay).
+	mustExec(t, gen, "SET 'parallelism' = '1'")
+	mustExec(t, gen, nexmarkDDL(t, "ddl_gen.sql", "nexmark")...)
+	kt := nexmarkDDL(t, "ddl_kafka.sql", "nk", "${BOOTSTRAP_SERVERS}", broker.Addr())
+	kt[0] = strings.Replace(kt[0], "'format' = 'json'", "'format' = 'json', 'scan.bounded.mode' = 'latest-offset'", 1)
+	mustExec(t, gen, kt[0], "INSERT INTO nk SELECT event_type, person, auction, bid FROM nexmark")
+
+	// The independent expectations, from a Parquet copy of the same stream.
+	d := parquetCopy(t, gen)
+
+	ks := NewSession(SessionOptions{Mem: mem, NoDemoCatalog: true})
+	t.Cleanup(func() { ks.Close() })
+	mustExec(t, ks, "SET 'parallelism' = '2'")
+	mustExec(t, ks, kt...) // the views read nk
+	return ks, d
 }

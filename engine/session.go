@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/clink-sql/clink/connectors/kafka"
 	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/exec/ops"
 	"github.com/clink-sql/clink/plan"
@@ -47,6 +48,10 @@ type Session struct {
 	// indexes are CREATE INDEX names (lower-case) and their tables: clink
 	// keeps no index, but DROP INDEX must know which exist.
 	indexes map[string]string
+	// demo is the demo catalog's 'nexmark' entry (nil without the demo),
+	// replaced when SET 'scan.startup.mode' changes where it starts.
+	demo        *plan.Entry
+	demoBrokers func() (string, error)
 }
 
 // NewSession returns a session. Nothing is started until a statement needs it.
@@ -56,7 +61,7 @@ func NewSession(opts SessionOptions) *Session {
 		s.mem = memory.DefaultAllocator
 	}
 	if !opts.NoDemoCatalog {
-		registerDemo(s.cat, demoBrokers)
+		s.registerDemo(demoBrokers)
 	}
 	return s
 }
@@ -152,9 +157,13 @@ func (s *Session) execute(ctx context.Context, text string, st ast.Statement, w 
 	case *ast.Reset:
 		if x.Key == "" {
 			s.sets = map[string]string{}
+			s.setDemoStartup("")
 			return Outcome{Message: "All session settings reset."}, nil
 		}
 		delete(s.sets, strings.ToLower(x.Key))
+		if strings.EqualFold(x.Key, "scan.startup.mode") {
+			s.setDemoStartup("")
+		}
 		return Outcome{Message: fmt.Sprintf("Setting '%s' reset.", x.Key)}, nil
 	case *ast.Show:
 		return s.show(x, text, w)
@@ -430,6 +439,7 @@ var knownSettings = map[string]string{
 	"table.exec.state.ttl":             "how long a regular streaming join keeps a row, e.g. '1 h' (default 0: forever)",
 	"execution.memory-limit":           "the memory a query's hash tables, sorts and join builds may take before GROUP BY and ORDER BY spill to disk (or the query fails naming the limit), e.g. '2gb', '512mb', 'unlimited' (default: CLINK_MEMORY_LIMIT, else half of the machine's or cgroup's memory)",
 	"execution.spill-dir":              "the directory spill files go under (default: the system's temp dir, $TMPDIR)",
+	"scan.startup.mode":                "earliest-offset|latest-offset: where the demo table (nexmark, and its views bid, auction, person) starts reading in the queries that follow (default latest-offset); a table created WITH its own options keeps them",
 	"execution.runtime-mode":           "streaming|batch: streaming plans bounded inputs as streams (streaming joins, changelogs); batch (default) uses batch operators where the inputs are bounded",
 }
 
@@ -497,6 +507,15 @@ func (s *Session) set(x *ast.Set, w ResultWriter) (Outcome, error) {
 		if st, err := os.Stat(x.Value); err != nil || !st.IsDir() {
 			return Outcome{}, fmt.Errorf("SET '%s' = '%s': not a directory", k, x.Value)
 		}
+	}
+	if k == "scan.startup.mode" {
+		switch strings.ToLower(x.Value) {
+		case kafka.StartEarliest, kafka.StartLatest:
+			x.Value = strings.ToLower(x.Value)
+		default:
+			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want 'earliest-offset' or 'latest-offset' (the demo table has no consumer group or start time)", k, x.Value)
+		}
+		s.setDemoStartup(x.Value)
 	}
 	s.sets[k] = x.Value
 	return Outcome{Message: fmt.Sprintf("SET '%s' = '%s'", k, x.Value)}, nil

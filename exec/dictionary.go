@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -42,7 +43,10 @@ func PlainArray(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 	}
 	switch vals := d.Dictionary().(type) {
 	case *array.String:
-		return decodeDict(mem, d, vals.DataType(), vals.Len(), vals.IsNull, func(j int) []byte { return []byte(vals.Value(j)) })
+		return decodeDict(mem, d, vals.DataType(), vals.Len(), vals.IsNull, func(j int) []byte {
+			v := vals.Value(j) // read only: a view, not the copy []byte(v) would allocate per row
+			return unsafe.Slice(unsafe.StringData(v), len(v))
+		})
 	case *array.Binary:
 		return decodeDict(mem, d, vals.DataType(), vals.Len(), vals.IsNull, vals.Value)
 	}

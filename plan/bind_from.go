@@ -216,7 +216,7 @@ func (b *binder) computed(e *Entry, n Node, sc *scope) (Node, *scope, error) {
 // bindPath binds a quoted path in FROM ('data/*.parquet') or a
 // read_parquet / read_json call; format "" takes it from the name.
 func (b *binder) bindPath(path, format, qual string, at ast.Node) (Node, *scope, error) {
-	tbl, connector, err := openPath(path, format)
+	tbl, connector, err := OpenPath(path, format)
 	if err != nil {
 		return nil, nil, b.errAt(at, "%v", err)
 	}
@@ -224,8 +224,11 @@ func (b *binder) bindPath(path, format, qual string, at ast.Node) (Node, *scope,
 	return n, sc, nil
 }
 
-// openPath opens a path as a filesystem table.
-func openPath(path, format string) (connectors.Table, string, error) {
+// OpenPath opens a quoted path of FROM as the filesystem table the binder
+// scans: format "" takes it from the name (a directory is Parquet); it
+// returns the table and its format. The kernel's inspection opens paths
+// with it to read their metadata.
+func OpenPath(path, format string) (connectors.Table, string, error) {
 	if format == "" {
 		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 		switch format {

@@ -36,6 +36,11 @@ func (b *binder) bindSelect(s *ast.Select, q *ast.Query, outer *scope) (Node, *s
 	if err != nil {
 		return nil, nil, err
 	}
+	// A Top-N or deduplication over an unbounded input: ROW_NUMBER in the
+	// derived table, its bound in this WHERE.
+	if n, in, err = b.bindStreamRank(s, q, n, in); err != nil {
+		return nil, nil, err
+	}
 	if s.Where != nil {
 		pred, err := b.bindPredicate(s.Where, in, "WHERE")
 		if err != nil {
@@ -184,10 +189,10 @@ func (b *binder) bindSelect(s *ast.Select, q *ast.Query, outer *scope) (Node, *s
 
 	// Window functions, then QUALIFY.
 	if len(wins.calls) > 0 {
-		if updating || in.changelog {
-			return nil, nil, b.errAt(wins.calls[0].node, "window functions over an updating result are not supported")
+		if updating {
+			return nil, nil, b.errAt(wins.calls[0].node, "%s over an updating GROUP BY result is not supported yet", wins.calls[0].Text)
 		}
-		wn, repl, err := b.planWindows(n, wins.calls)
+		wn, repl, err := b.planWindows(n, wins.calls, in.changelog)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -20,7 +20,16 @@ type WindowFuncs struct {
 	PartitionBy []int
 	OrderBy     []ops.SortKey
 	Funcs       []WindowFunc
-	schema      *arrow.Schema
+	// Unbounded, over an unbounded input, is the error to report unless a
+	// query reading it makes it a StreamRank (bind_rank.go) first.
+	Unbounded error
+	// EventTime: over an unbounded input, aggregates ordered by its time
+	// attribute, run as a StreamOverAgg (bind_over.go).
+	EventTime bool
+	// Retract: over an updating input (row kind in column 0), ROWS n
+	// PRECEDING aggregates that retract, an updating result (bind_over.go).
+	Retract bool
+	schema  *arrow.Schema
 }
 
 // WindowFunc is one function of a WindowFuncs.
@@ -438,12 +447,17 @@ func asInt64(v any) (int64, bool) {
 // SELECT list reads: the FROM clause, or the aggregate's output): one
 // WindowFuncs per distinct window, each appending its results to the
 // columns of its input, and returns the replacement of each call.
-func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr, error) {
+func (b *binder) planWindows(n Node, calls []*winCall, changelog bool) (Node, map[*winCall]Expr, error) {
 	if len(calls) == 0 {
 		return n, nil, nil
 	}
+	// Over an unbounded input: a lone ROW_NUMBER waits for the WHERE of
+	// the query reading it (bind_rank.go); aggregates must be event-time
+	// OVER aggregates (bind_over.go).
+	var unbounded error
+	rowNumber := len(calls) == 1 && calls[0].Func == "row_number"
 	if !b.finite(n) {
-		return nil, nil, b.errAt(calls[0].node, "window functions (OVER) over an unbounded input are not supported yet")
+		unbounded = b.unboundedOver(calls)
 	}
 	repl := map[*winCall]Expr{}
 	done := make([]bool, len(calls))
@@ -494,6 +508,22 @@ func (b *binder) planWindows(n Node, calls []*winCall) (Node, map[*winCall]Expr,
 			in = NewProject(n, exprs, names)
 		}
 		wf.Input = in
+		switch {
+		case changelog:
+			// Over an updating result (its row kind column 0): an OVER
+			// aggregate that retracts (bind_over.go).
+			if err := b.retractingOver(wf, group); err != nil {
+				return nil, nil, err
+			}
+			wf.Retract = true
+		case unbounded != nil && rowNumber:
+			wf.Unbounded = unbounded
+		case unbounded != nil:
+			if err := b.eventTimeOver(wf, group, unbounded); err != nil {
+				return nil, nil, err
+			}
+			wf.EventTime = true
+		}
 		fs := append([]arrow.Field(nil), in.Schema().Fields()...)
 		for k, f := range wf.Funcs {
 			repl[group[k]] = NewColRef(len(fs), f.Text, f.T)

@@ -214,6 +214,8 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			}
 			return ops.NewUpdatingTopN(x.Keys, x.N, x.Offset, x.schema)
 		}, wireGather, nil, in), nil
+	case *StreamRank:
+		return b.buildStreamRank(x) // bind_rank.go
 	case *Limit:
 		in, err := b.build(x.Input)
 		if err != nil {

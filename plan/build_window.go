@@ -14,6 +14,12 @@ import (
 // buildWindowFuncs plans a bounded window operator: one instance per hash
 // partition of the PARTITION BY keys, one instance without them.
 func (b *builder) buildWindowFuncs(x *WindowFuncs) (*Stage, error) {
+	if x.Unbounded != nil {
+		return nil, x.Unbounded // a ROW_NUMBER no WHERE bounded (bind_rank.go)
+	}
+	if x.EventTime || x.Retract {
+		return b.buildStreamOver(x) // bind_over.go
+	}
 	in, err := b.build(x.Input)
 	if err != nil {
 		return nil, err

@@ -76,6 +76,10 @@ func withChildren(n Node, ch []Node) Node {
 		c := *x
 		c.Input = ch[0]
 		return &c
+	case *StreamRank:
+		c := *x
+		c.Input = ch[0]
+		return &c
 	case *Limit:
 		c := *x
 		c.Input = ch[0]

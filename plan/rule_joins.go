@@ -418,6 +418,10 @@ func changelogNode(n Node) bool {
 		return x.Changelog
 	case *UpdatingTopN:
 		return true
+	case *StreamRank:
+		return x.Changelog()
+	case *WindowFuncs:
+		return x.Retract
 	case *Project, *Filter, *Limit, *Sort:
 		return changelogNode(n.Children()[0])
 	case *Union:

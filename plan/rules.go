@@ -313,6 +313,8 @@ func describe(n Node) string {
 		return s
 	case *UpdatingTopN:
 		return fmt.Sprintf("UpdatingTopN %s LIMIT %d OFFSET %d", sortKeysText(x.Input.Schema(), x.Keys), x.N, x.Offset)
+	case *StreamRank:
+		return "StreamRank " + x.detail()
 	case *Limit:
 		return fmt.Sprintf("Limit %d OFFSET %d", x.N, x.Offset)
 	case *Union:
@@ -331,8 +333,12 @@ func describe(n Node) string {
 		for _, f := range x.Funcs {
 			fs = append(fs, f.Text)
 		}
-		return fmt.Sprintf("Window PARTITION BY [%s] ORDER BY [%s]: %s", cols(x.Input.Schema(), x.PartitionBy),
+		s := fmt.Sprintf("Window PARTITION BY [%s] ORDER BY [%s]: %s", cols(x.Input.Schema(), x.PartitionBy),
 			sortKeysText(x.Input.Schema(), x.OrderBy), strings.Join(fs, ", "))
+		if x.EventTime {
+			s += " (by event time, as the watermark passes)"
+		}
+		return s
 	case *Expand:
 		return fmt.Sprintf("Expand %d grouping sets of [%s]", len(x.Sets), cols(x.Input.Schema(), x.KeyCols))
 	case *WatermarkAssign:

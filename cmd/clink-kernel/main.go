@@ -19,7 +19,9 @@ import (
 
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/dispatch"
 	"github.com/clink-sql/clink/cmd/clink-kernel/internal/wire"
+	"github.com/clink-sql/clink/connectors"
 	"github.com/clink-sql/clink/engine"
+	"github.com/clink-sql/clink/plan"
 )
 
 const usage = `usage:
@@ -81,15 +83,24 @@ func (s session) Tables() []engine.TableInfo {
 
 // ColumnStats is what a file-backed table's metadata (Parquet footers)
 // tells of column col, for inspection: its rows and value range. Tables
-// without such metadata (streams, views) report nothing.
-func (s session) ColumnStats(table string, col int) (dispatch.ColumnStats, bool) {
-	e, ok := s.Catalog().Lookup(table)
-	if !ok || e.IsView() {
-		return dispatch.ColumnStats{}, false
-	}
-	tbl, err := e.Resolve()
-	if err != nil {
-		return dispatch.ColumnStats{}, false
+// without such metadata (streams, views) report nothing. A table of Kind
+// "file" is a quoted path of FROM, opened as the binder opens it.
+func (s session) ColumnStats(t engine.TableInfo, col int) (dispatch.ColumnStats, bool) {
+	var tbl connectors.Table
+	if t.Kind == "file" {
+		var err error
+		if tbl, _, err = plan.OpenPath(t.Name, ""); err != nil {
+			return dispatch.ColumnStats{}, false
+		}
+	} else {
+		e, ok := s.Catalog().Lookup(t.Name)
+		if !ok || e.IsView() {
+			return dispatch.ColumnStats{}, false
+		}
+		var err error
+		if tbl, err = e.Resolve(); err != nil {
+			return dispatch.ColumnStats{}, false
+		}
 	}
 	counted, ok := tbl.(interface{ NumRows() int64 })
 	if !ok {
@@ -102,6 +113,16 @@ func (s session) ColumnStats(table string, col int) (dispatch.ColumnStats, bool)
 		st.Min, st.Max, st.HasRange = r.ColumnRange(col)
 	}
 	return st, true
+}
+
+// FileTable opens a quoted path of FROM ('data/*.parquet') for inspection:
+// its schema, from the files' metadata.
+func (s session) FileTable(path string) (engine.TableInfo, bool) {
+	tbl, format, err := plan.OpenPath(path, "")
+	if err != nil {
+		return engine.TableInfo{}, false
+	}
+	return engine.TableInfo{Name: path, Kind: "file", Connector: format, Schema: tbl.Schema(), Bounded: tbl.Bounded()}, true
 }
 
 func run(connFile string) error {

@@ -118,7 +118,7 @@ func runNexmark(args []string, stdout, stderr io.Writer) int {
 }
 
 // benchQueries are the queries `--query all` runs: those clink supports.
-var benchQueries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8", "q11", "q14", "q15", "q16", "q17", "q20", "q21", "q22", "q23"}
+var benchQueries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6_valid", "q7", "q8", "q9", "q11", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22", "q23"}
 
 func findQueryDir(dir string) (string, error) {
 	if dir != "" {

@@ -202,6 +202,9 @@ func boolCmp(a, b bool) int {
 func b2u(b bool) byte { return *(*byte)(unsafe.Pointer(&b)) }
 
 func (c *Compare) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	if out, handled, err := c.compareDict(mem, rec); handled {
+		return out, err
+	}
 	lo, err := evalOperand(mem, c.l, rec)
 	if err != nil {
 		return nil, err

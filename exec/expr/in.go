@@ -149,6 +149,9 @@ func (x *In) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Ar
 		defer a.Release()
 		return (&Not{e: x.ors}).negateArray(mem, a), nil
 	}
+	if out, handled, err := x.inDict(mem, rec); handled {
+		return out, err
+	}
 	a, err := x.e.EvalColumnar(mem, rec)
 	if err != nil {
 		return nil, err
@@ -170,16 +173,6 @@ func (x *In) EvalColumnar(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Ar
 		hit = func(i int) bool { return x.i64s.has(vals[i]) }
 	case *array.String:
 		hit = func(i int) bool { return x.strs.has(arr.Value(i)) }
-	case *array.Dictionary:
-		// Codes into a dictionary of strings: each entry is looked up
-		// once, then every row reads its entry's answer.
-		if dict, isStr := arr.Dictionary().(*array.String); isStr {
-			in := make([]bool, dict.Len())
-			for e := range in {
-				in[e] = dict.IsValid(e) && x.strs.has(dict.Value(e))
-			}
-			hit = func(i int) bool { return in[arr.GetValueIndex(i)] }
-		}
 	case *array.Date32:
 		vals := arr.Date32Values()
 		hit = func(i int) bool { _, ok := x.set[vals[i]]; return ok }

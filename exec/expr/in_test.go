@@ -10,7 +10,8 @@ import (
 	"github.com/clink-sql/clink/exec"
 )
 
-// TestInColumnarForms: a constant IN over a VARCHAR column answers the
+// TestInColumnarForms: a constant IN (and a comparison with a constant)
+// over a VARCHAR column answers the
 // same for the column plain and dictionary-encoded (a NULL code, a NULL
 // dictionary entry, entries no row uses), with short lists (searched in
 // order) and long ones (hashed), NOT IN and a NULL item, and as the row
@@ -97,6 +98,31 @@ func TestInColumnarForms(t *testing.T) {
 				got, gotDict := exec.Value(a, i), exec.Value(b, i)
 				if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(gotDict) != fmt.Sprint(want) {
 					t.Fatalf("list %d not=%v row %d (%v): plain %v, dictionary %v, row path %v", li, neg, i, row[0], got, gotDict, want)
+				}
+			}
+			a.Release()
+			b.Release()
+		}
+	}
+	// Comparisons with a constant, either side, decided per entry.
+	for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
+		for _, flip := range []bool{false, true} {
+			l, r := Expr(Col(0, tStr, "s")), Expr(Lit("MAIL", tStr))
+			if flip {
+				l, r = r, l
+			}
+			e := must(NewBinary(op, l, r))
+			a, err := e.EvalColumnar(mem, recPlain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := e.EvalColumnar(mem, recDict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < n; i++ {
+				if fmt.Sprint(exec.Value(a, i)) != fmt.Sprint(exec.Value(b, i)) {
+					t.Fatalf("%s row %d: plain %v, dictionary %v", e, i, exec.Value(a, i), exec.Value(b, i))
 				}
 			}
 			a.Release()

@@ -101,6 +101,25 @@ func Kinds() []Kind {
 				arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
 					arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil))
 		}, 1},
+		{"stream_rank", func(memory.Allocator) exec.Operator {
+			return NewStreamRank(StreamRankSpec{PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 2, Desc: true}}, N: 3, RowNumber: true},
+				arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
+					arrow.Field{Name: "rn", Type: arrow.PrimitiveTypes.Int64},
+					arrow.Field{Name: "op", Type: arrow.BinaryTypes.String}), nil))
+		}, 1},
+		{"stream_dedup_first", func(memory.Allocator) exec.Operator {
+			return NewStreamDedupFirst([]int{0}, 4, false, SampleSchema)
+		}, 1},
+		{"stream_over_aggregate", func(memory.Allocator) exec.Operator {
+			return NewStreamOverAgg(StreamOverSpec{PartitionBy: []int{0}, TimeCol: 4, Rows: true, Preceding: 2,
+				Funcs: []StreamOverFunc{{Func: "sum", Arg: 2, Type: arrow.PrimitiveTypes.Int64}}},
+				arrow.NewSchema(append(append([]arrow.Field{}, SampleSchema.Fields()...),
+					arrow.Field{Name: "s3", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), nil))
+		}, 1},
+		{"window_rank", func(mem memory.Allocator) exec.Operator {
+			return NewWindowRank(WindowRankSpec{StreamRankSpec: StreamRankSpec{PartitionBy: []int{4, 0},
+				OrderBy: []SortKey{{Col: 2, Desc: true}}, N: 2}, EndCol: 4}, SampleSchema, mem)
+		}, 1},
 		{"window_funcs", func(mem memory.Allocator) exec.Operator {
 			return NewWindowFuncs(WindowFuncsSpec{PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 4}}, Funcs: []WindowFunc{
 				{Func: "row_number"},

@@ -28,7 +28,7 @@ var notCheckpointed = map[string]string{
 	// is updating_topn there), and they emit at the end of the input.
 	"sort":         "bounded inputs only",
 	"top_n":        "bounded inputs only (an unbounded one gets updating_topn)",
-	"window_funcs": "bounded inputs only (OVER over an unbounded input is refused)",
+	"window_funcs": "bounded inputs only (OVER over an unbounded input is stream_rank, stream_dedup_first, stream_over_aggregate or window_rank)",
 	// Not yet: it can run over an unbounded input and hold state.
 	"set_op": "NOT YET: INTERSECT/EXCEPT over an unbounded input holds both inputs' counts",
 }

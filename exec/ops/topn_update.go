@@ -34,6 +34,9 @@ type UpdatingTopN struct {
 	// arrival order (seq), as the bounded Sort does.
 	top []topEntry
 	seq uint64
+	// lastWins: a later arrival wins ties (a deduplication keeping the
+	// last row); the default keeps the earlier, as the bounded Sort does.
+	lastWins bool
 	// prev is the visible window as last emitted; inWindow marks its seqs
 	// during a diff.
 	prev     []topEntry
@@ -118,35 +121,57 @@ func (t *UpdatingTopN) Process(ctx context.Context, _ int, b *exec.Batch, out ex
 	first := t.seq + 1 // the batch's first row
 	for _, r := range b.Rows() {
 		t.seq++
-		full := len(t.top) == capacity
-		// A later arrival loses ties, so a row equal to the last kept one
-		// is rejected too; this is the common case once the top is full.
-		if full && t.cmp(r, t.top[capacity-1].row) >= 0 {
-			continue
+		if t.insert(r, capacity) {
+			changed = true
 		}
-		// First position whose row sorts strictly after r: r goes after
-		// its ties, which arrived earlier.
-		i := sort.Search(len(t.top), func(i int) bool { return t.cmp(r, t.top[i].row) < 0 })
-		if full {
-			t.top = t.top[:capacity-1]
-		}
-		t.top = append(t.top, topEntry{})
-		copy(t.top[i+1:], t.top[i:])
-		t.top[i] = topEntry{row: r, seq: t.seq}
-		changed = true
 	}
 	if !changed {
 		return nil
 	}
-	// The batch's rows that stayed are copied: a decoded row shares one
-	// backing array with its whole batch, which a kept row would otherwise
-	// pin. Rows that came and went within the batch are never copied.
+	t.copyKept(first)
+	return t.emitChanges(ctx, out)
+}
+
+// insert puts r, arrival t.seq, into the kept ranks (at most capacity)
+// when it belongs there, and reports whether it did.
+func (t *UpdatingTopN) insert(r exec.Row, capacity int) bool {
+	if t.rejects(r, capacity) {
+		return false
+	}
+	beats := t.beats
+	full := len(t.top) == capacity
+	// First position whose row r beats: r goes after its ties, which
+	// arrived earlier (before them when lastWins).
+	i := sort.Search(len(t.top), func(i int) bool { return beats(t.cmp(r, t.top[i].row)) })
+	if full {
+		t.top = t.top[:capacity-1]
+	}
+	t.top = append(t.top, topEntry{})
+	copy(t.top[i+1:], t.top[i:])
+	t.top[i] = topEntry{row: r, seq: t.seq}
+	return true
+}
+
+// beats reports whether a row, compared c with a kept row, goes before
+// it: a later arrival loses ties unless lastWins.
+func (t *UpdatingTopN) beats(c int) bool { return c < 0 || (c == 0 && t.lastWins) }
+
+// rejects reports whether r stays out of full kept ranks: it does not beat
+// the last kept row. It reads only r's sort key columns.
+func (t *UpdatingTopN) rejects(r exec.Row, capacity int) bool {
+	return len(t.top) == capacity && !t.beats(t.cmp(r, t.top[capacity-1].row))
+}
+
+// copyKept copies the kept rows that arrived from seq first on: a decoded
+// row shares one backing array with its whole batch, which a kept row
+// would otherwise pin. Rows that came and went within the batch are never
+// copied.
+func (t *UpdatingTopN) copyKept(first uint64) {
 	for i, e := range t.top {
 		if e.seq >= first {
 			t.top[i].row = append(make(exec.Row, 0, len(e.row)), e.row...)
 		}
 	}
-	return t.emitChanges(ctx, out)
 }
 
 // visible is the window of ranks offset+1..offset+n.
@@ -162,6 +187,28 @@ func (t *UpdatingTopN) visible() []topEntry {
 // entered, each in rank order. A row that left and an identical row that
 // entered cancel out (OFFSET can shift equal rows through the window).
 func (t *UpdatingTopN) emitChanges(ctx context.Context, out exec.Emitter) error {
+	t.diff()
+	var rows []exec.Row // handed to the consumer, which may keep them
+	for _, e := range t.left {
+		if e.row != nil {
+			rows = append(rows, append(append(make(exec.Row, 0, len(e.row)+1), e.row...), OpDelete))
+		}
+	}
+	for _, e := range t.entered {
+		if e.row != nil {
+			rows = append(rows, append(append(make(exec.Row, 0, len(e.row)+1), e.row...), OpInsert))
+		}
+	}
+	if len(rows) == 0 {
+		return nil // e.g. rows entered the hidden OFFSET ranks only
+	}
+	return emitRowChunks(ctx, out, t.out, rows)
+}
+
+// diff sets t.left and t.entered to the rows that left and entered the
+// visible window since t.prev, in rank order (a cancelled pair's rows
+// nil), and makes the window t.prev.
+func (t *UpdatingTopN) diff() {
 	now := t.visible()
 	clear(t.inWindow)
 	for _, e := range now {
@@ -182,21 +229,6 @@ func (t *UpdatingTopN) emitChanges(ctx context.Context, out exec.Emitter) error 
 	}
 	t.prev = append(t.prev[:0], now...)
 	t.cancelIdentical()
-	var rows []exec.Row // handed to the consumer, which may keep them
-	for _, e := range t.left {
-		if e.row != nil {
-			rows = append(rows, append(append(make(exec.Row, 0, len(e.row)+1), e.row...), OpDelete))
-		}
-	}
-	for _, e := range t.entered {
-		if e.row != nil {
-			rows = append(rows, append(append(make(exec.Row, 0, len(e.row)+1), e.row...), OpInsert))
-		}
-	}
-	if len(rows) == 0 {
-		return nil // e.g. rows entered the hidden OFFSET ranks only
-	}
-	return emitRowChunks(ctx, out, t.out, rows)
 }
 
 // cancelIdentical clears (row = nil) each pair of a left and an entered

@@ -1,12 +1,9 @@
 """jupyter_kernel_test's conformance suite, subclassed for clink.
 
 Run by scripts/test-kernel with the clink kernelspec installed into a
-temporary JUPYTER_DATA_DIR; every test of the suite must pass (a test the
-suite skips because a sample is missing would be a hole, so every sample
-attribute is set), except test_clear_output: no SQL statement clears a
-cell's output, and the kernel never sends clear_output (a live table is
-updated in place with update_display_data, which test_protocol checks), so
-code_clear_output has nothing to name and the suite skips that one test.
+temporary JUPYTER_DATA_DIR; every test of the suite must pass, none
+skipped (a test the suite skips because a sample is missing would be a
+hole, so every sample attribute is set).
 """
 import unittest
 
@@ -21,6 +18,10 @@ class ClinkKernelTests(jupyter_kernel_test.KernelTests):
     # The suite wants "hello, world" on stdout: output=text prints a result
     # as a text table on stdout instead of a rich display.
     code_hello_world = "-- clink: output=text\nSELECT 'hello, world';"
+
+    # A stream's live table is cleared away (clear_output) when the query
+    # ends, before its final table.
+    code_clear_output = "-- clink: rows=3\nSELECT auction FROM bid;"
 
     # Statements a cell's bound left unrun are reported on stderr.
     code_stderr = "-- clink: duration=300ms\nSELECT auction FROM bid;\nSELECT 1;"

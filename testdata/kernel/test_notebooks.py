@@ -26,6 +26,28 @@ def outputs(cell):
     return cell.get("outputs", [])
 
 
+def reader_problems(cell):
+    """What in a cell's saved outputs is not for a reader: an empty output
+    (an emptied progress display or live table), or a running statement's
+    transient drawing (its status line, a progress bar)."""
+    bad = []
+    for o in outputs(cell):
+        kind = o.get("output_type")
+        if kind == "stream":
+            if not o.get("text", "").strip():
+                bad.append(f"an empty {o.get('name')} stream")
+        elif kind in ("display_data", "execute_result"):
+            data = o.get("data", {})
+            values = [v for v in data.values() if not (isinstance(v, str) and not v.strip())]
+            if not values:
+                bad.append(f"an empty {kind}: {data!r}")
+            text = data.get("text/plain", "") + data.get("text/html", "")
+            for transient in ("streaming: the table follows", "waiting for rows", "clink-progress", ", running"):
+                if transient in text:
+                    bad.append(f"a transient drawing in {kind}: {transient!r}")
+    return bad
+
+
 def texts(nb):
     """text/plain of every output, in order."""
     out = []
@@ -61,6 +83,9 @@ class NotebookTests(unittest.TestCase):
                     self.assertTrue(outputs(c), f"no output for {c.source!r}")
                     for o in outputs(c):
                         self.assertNotEqual(o["output_type"], "error", f"{c.source!r}: {o.get('evalue')}")
+                    # Only what a reader needs: no emptied display left
+                    # behind by a progress display or a live table.
+                    self.assertEqual(reader_problems(c), [], c.source)
 
     def test_parquet_walkthrough(self):
         nb = self.run_notebook("parquet_walkthrough.ipynb")
@@ -75,32 +100,31 @@ class NotebookTests(unittest.TestCase):
 
     def test_streaming_walkthrough(self):
         nb = self.run_notebook("streaming_nexmark.ipynb")
-        # A live display (emptied at the end) and the final table as an
-        # execute_result, which every frontend shows.
+        # The live display is cleared away at the end: the final table, an
+        # execute_result every frontend shows, is the cell's one output.
         live = outputs(nb.cells[1])
-        self.assertEqual([o["output_type"] for o in live], ["display_data", "execute_result"])
-        self.assertEqual(live[0]["data"], {"text/plain": ""})
-        self.assertIn("stopped at duration=3s", live[1]["data"]["text/plain"])
-        self.assertIn("<table", live[1]["data"]["text/html"])
+        self.assertEqual([o["output_type"] for o in live], ["execute_result"])
+        self.assertIn("stopped at duration=3s", live[0]["data"]["text/plain"])
+        self.assertIn("<table", live[0]["data"]["text/html"])
         self.assertIn("50 rows", outputs(nb.cells[2])[-1]["data"]["text/plain"])
         self.assertIn("10 rows", outputs(nb.cells[3])[-1]["data"]["text/plain"])
         # An outer join of two streams and a continuous top-n: changelogs,
         # shown applied (the live table has no row-kind column).
         for cell in (nb.cells[5], nb.cells[6]):
             live = outputs(cell)
-            self.assertEqual([o["output_type"] for o in live], ["display_data", "execute_result"], cell.source)
-            self.assertIn("stopped at duration=3s", live[1]["data"]["text/plain"])
-            self.assertNotIn("+I", live[1]["data"]["text/plain"])
-        top = outputs(nb.cells[6])[1]["data"]["text/html"]
+            self.assertEqual([o["output_type"] for o in live], ["execute_result"], cell.source)
+            self.assertIn("stopped at duration=3s", live[0]["data"]["text/plain"])
+            self.assertNotIn("+I", live[0]["data"]["text/plain"])
+        top = outputs(nb.cells[6])[0]["data"]["text/html"]
         self.assertEqual(top.count("<tr>") - 1, 5, top)  # the header row, then the top 5
         self.assertIn("5 rows after", top)
         # A top-n over a GROUP BY's updating counts: 3 rows, in rank order.
         live = outputs(nb.cells[7])
-        self.assertEqual([o["output_type"] for o in live], ["display_data", "execute_result"], nb.cells[7].source)
-        text = live[1]["data"]["text/plain"]
+        self.assertEqual([o["output_type"] for o in live], ["execute_result"], nb.cells[7].source)
+        text = live[0]["data"]["text/plain"]
         self.assertIn("stopped at duration=3s", text)
         self.assertNotIn("+I", text)
-        self.assertIn("3 rows after", live[1]["data"]["text/html"])
+        self.assertIn("3 rows after", live[0]["data"]["text/html"])
         rows = [[f.strip() for f in line.split("|")] for line in text.splitlines() if "|" in line]
         counts = [int(r[1]) for r in rows if len(r) == 2 and r[0].isdigit() and r[1].isdigit()]
         self.assertEqual(len(counts), 3, text)
@@ -128,13 +152,13 @@ class NotebookTests(unittest.TestCase):
         ranked = [(-v["bids"], v["channel"]) for v in values]
         self.assertEqual(ranked, sorted(ranked))
 
-        # The windowed series over the live stream: a live display (emptied
-        # at the end) then the final chart; ended by duration=10s, one point
-        # per one-second window, on a time axis.
+        # The windowed series over the live stream: the live chart is
+        # cleared away at the end, the final chart is the cell's output;
+        # ended by duration=10s, one point per one-second window, on a time
+        # axis.
         cell = next(c for c in nb.cells if c.cell_type == "code" and "TUMBLE" in c.source)
-        self.assertEqual([o["output_type"] for o in outputs(cell)], ["display_data", "display_data"])
-        self.assertEqual(outputs(cell)[0]["data"], {"text/plain": ""})
-        self.assertIs(outputs(cell)[1], charts[1])
+        self.assertEqual([o["output_type"] for o in outputs(cell)], ["display_data"])
+        self.assertIs(outputs(cell)[0], charts[1])
         line = specs[1]
         self.assertEqual(line["mark"]["type"], "line")
         self.assertEqual(line["encoding"]["x"]["type"], "temporal")
@@ -159,6 +183,7 @@ class NotebookTests(unittest.TestCase):
                     if c.cell_type == "code":
                         self.assertTrue(outputs(c), f"saved without output: {c.source!r}")
                         self.assertIsNotNone(c.execution_count, c.source)
+                        self.assertEqual(reader_problems(c), [], c.source)
                 with open(p) as f:
                     raw = f.read()
                 for bad in (ROOT, "127.0.0.1", "/tmp/", "localhost:"):

@@ -210,23 +210,31 @@ class ProtocolTests(unittest.TestCase):
         reply = h.shell_reply(self.kc, msg_id)
         self.assertEqual(reply["content"]["ename"], "Interrupted")
         msgs = h.collect(self.kc, msg_id)
-        # The progress display (rows read, no total over a stream) is
-        # emptied before the report.
+        # The progress display (rows read, no total over a stream; its
+        # first drawing HTML only, which jupyter console does not print) is
+        # cleared away before the report.
         progress = [m for m in msgs if "display_id" in m["content"].get("transient", {})]
         self.assertTrue(progress)
-        self.assertRegex(progress[0]["content"]["data"]["text/plain"], r"^[\d,]+ rows read$")
-        self.assertEqual(progress[-1]["content"]["data"], {"text/plain": ""})
+        self.assertNotIn("text/plain", progress[0]["content"]["data"])
+        self.assertRegex(progress[0]["content"]["data"]["text/html"], r"<small>[\d,]+ rows read</small>")
+        for u in progress[1:]:
+            self.assertRegex(u["content"]["data"]["text/plain"], r"^[\d,]+ rows read$")
+        kinds = [m["msg_type"] for m in msgs]
+        last_progress = max(msgs.index(m) for m in progress)
+        clear = kinds.index("clear_output", last_progress)
         msgs = [m for m in msgs if m not in progress]
         kinds = [m["msg_type"] for m in msgs]
         table = h.of_type(msgs, "display_data")[0]["content"]["data"]
         self.assertIn("<table", table["text/html"])
         self.assertIn("cancelled", table["text/plain"])
+        self.assertLess(kinds.index("clear_output"), kinds.index("display_data"))
         self.assertLess(kinds.index("display_data"), kinds.index("error"))
+        self.assertGreater(clear, last_progress)
 
     def test_long_bounded_cell_shows_progress(self):
         """A bounded scan that runs past the delay shows rows read of the
         total in one display updated in place; when the cell ends (here by
-        an interrupt) the display is emptied before what replaces it."""
+        an interrupt) the display is cleared away before what replaces it."""
         h.run(self.kc, "CREATE TABLE IF NOT EXISTS huge WITH ('connector'='nexmark','table'='bid','events.num'='1000000000000');")
         msg_id = self.kc.execute("SELECT max(price) AS m FROM huge;")
         seen = []
@@ -246,7 +254,11 @@ class ProtocolTests(unittest.TestCase):
         did = disp[0]["content"]["transient"]["display_id"]
         ups = h.of_type(msgs, "update_display_data")
         self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
-        drawn = [disp[0]["content"]["data"]] + [u["content"]["data"] for u in ups[:-1]]
+        # The first drawing is HTML only (jupyter console prints nothing of
+        # it and ignores the updates); the updates carry the text too.
+        self.assertNotIn("text/plain", disp[0]["content"]["data"])
+        self.assertIn("<progress", disp[0]["content"]["data"]["text/html"])
+        drawn = [u["content"]["data"] for u in ups]
         for d in drawn:
             # "1,234,567 / 920,000,000,000 rows (0%) read": of the bids' total.
             self.assertRegex(d["text/plain"], r"^[\d,]+ / [\d,]+ rows \(\d+%\) read$")
@@ -254,9 +266,12 @@ class ProtocolTests(unittest.TestCase):
         read = [int(d["text/plain"].split(" ")[0].replace(",", "")) for d in drawn]
         self.assertEqual(read, sorted(read))
         self.assertGreater(read[-1], 0)
-        self.assertEqual(ups[-1]["content"]["data"], {"text/plain": ""})
+        # Cleared away (not left as an empty output) before the error.
         kinds = [m["msg_type"] for m in msgs]
-        self.assertLess(len(kinds) - 1 - kinds[::-1].index("update_display_data"), kinds.index("error"))
+        last_update = len(kinds) - 1 - kinds[::-1].index("update_display_data")
+        clear = kinds.index("clear_output")
+        self.assertLess(last_update, clear)
+        self.assertLess(clear, kinds.index("error"))
 
     def test_fast_cell_shows_no_progress(self):
         _, msgs = h.run(self.kc, "SELECT 1 AS a;")
@@ -272,12 +287,14 @@ class ProtocolTests(unittest.TestCase):
         did = disp[0]["content"]["transient"]["display_id"]
         ups = h.of_type(msgs, "update_display_data")
         self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
-        redraws = [u["content"]["data"]["application/vnd.vegalite.v5+json"] for u in ups[:-1]]
+        redraws = [u["content"]["data"]["application/vnd.vegalite.v5+json"] for u in ups]
         self.assertGreaterEqual(len(redraws), 2)
         counts = [len(r["data"]["values"]) for r in redraws]
         self.assertEqual(counts, sorted(counts))
         self.assertGreater(counts[-1], 0)
-        self.assertEqual(ups[-1]["content"]["data"], {"text/plain": ""})
+        kinds = [m["msg_type"] for m in msgs]
+        self.assertLess(msgs.index(ups[-1]), kinds.index("clear_output"))
+        self.assertLess(kinds.index("clear_output"), msgs.index(disp[1]))
         final = disp[1]["content"]["data"]
         self.assertIn("stopped at duration=1.5s", final["text/plain"])
         self.assertGreaterEqual(len(final["application/vnd.vegalite.v5+json"]["data"]["values"]), counts[-1])
@@ -295,12 +312,17 @@ class ProtocolTests(unittest.TestCase):
         self.assertTrue(all(u["content"]["transient"]["display_id"] == did for u in ups))
         self.assertLess(kinds.index("display_data"), kinds.index("update_display_data"))
         # The finished table is an execute_result, for frontends that ignore
-        # display updates (jupyter console, nbconvert); the live display is
-        # emptied so JupyterLab does not show the table twice.
-        self.assertEqual(ups[-1]["content"]["data"], {"text/plain": ""})
+        # display updates (jupyter console); the live display is cleared
+        # away first (clear_output, wait) so JupyterLab does not show the
+        # table twice and a saved notebook keeps no emptied display.
+        self.assertEqual(disp[0]["content"]["data"]["text/plain"],
+                         "streaming: the table follows when the query ends (Ctrl-C or interrupt stops it)")
         res = h.of_type(msgs, "execute_result")
         self.assertEqual(len(res), 1)
-        self.assertGreater(kinds.index("execute_result"), kinds.index(ups[-1]["msg_type"]))
+        clear = kinds.index("clear_output")
+        self.assertEqual(msgs[clear]["content"], {"wait": True})
+        self.assertLess(msgs.index(ups[-1]), clear)
+        self.assertLess(clear, kinds.index("execute_result"))
         self.assertEqual(res[0]["content"]["execution_count"], reply["content"]["execution_count"])
         final = res[0]["content"]["data"]
         self.assertIn("stopped at duration=1.5s", final["text/plain"])
@@ -491,6 +513,24 @@ class InspectTests(unittest.TestCase):
         self.assertIn("bid.price BIGINT", c["data"]["text/plain"])
         self.assertNotIn("rows", c["data"]["text/plain"], "a stream has no file statistics")
 
+    def test_alias_and_quoted_path_columns(self):
+        """b.price with FROM bid b resolves to bid; a column of a quoted
+        path in FROM (plain, aliased, read_parquet) shows its type and the
+        files' statistics, which agree with a query over the data."""
+        c = self.inspect("SELECT b.price FROM bid b", 10)
+        self.assertTrue(c["found"])
+        self.assertIn("bid.price BIGINT", c["data"]["text/plain"])
+        path = "testdata/parquet/duckdb_types.parquet"
+        n, lo, hi = [v.strip() for v in self.value(f"SELECT count(*), min(id), max(id) FROM '{path}';")]
+        for code in (f"SELECT id FROM '{path}'", f"SELECT t.id FROM '{path}' t WHERE",
+                     f"SELECT id FROM read_parquet('{path}') AS r"):
+            with self.subTest(code=code):
+                c = self.inspect(code, code.index("id") + 1)
+                self.assertTrue(c["found"], code)
+                text = c["data"]["text/plain"]
+                self.assertIn(f"'{path}'.id INT (nullable)", text)
+                self.assertIn(f"{int(n):,} rows; min {lo}, max {hi}", text)
+
     def test_function_shows_signature(self):
         c = self.inspect("SELECT upper(s) FROM types", 9)
         self.assertTrue(c["found"])
@@ -546,6 +586,15 @@ class ConsoleTests(unittest.TestCase):
         self.assertIn("3 rows, finished", final, out)
         rows = [l for l in final.splitlines() if re.match(r"^\s*\d+ \|\s*\d+$", l)]
         self.assertEqual(len(rows), 3, out)
+        # Readable: the final table once, after at most a one-line status;
+        # no empty "0 rows, waiting for rows" table, no progress line.
+        self.assertEqual(out.count("3 rows, finished"), 1, out)
+        self.assertNotIn("waiting for rows", out)
+        self.assertNotIn("0 rows", out)
+        self.assertNotIn("rows read", out)
+        before = out[:out.index("Out[1]:")]
+        self.assertLessEqual(before.count("streaming: the table follows"), 1, out)
+        self.assertNotIn("auction |", before, out)
 
 
     def test_ctrl_c_stops_streaming_cell(self):
@@ -560,13 +609,15 @@ class ConsoleTests(unittest.TestCase):
         try:
             c.expect(r"In \[1\]: ")
             c.sendline("SELECT auction, price FROM bid;")
-            c.expect("waiting for rows")  # the live display: the query runs
+            c.expect("streaming: the table follows")  # the live display's status: the query runs
             time.sleep(1)
             c.sendintr()
             c.expect(r"In \[2\]: ")
             out = c.before
             self.assertIn("Out[1]:", out)
             final = out[out.index("Out[1]:"):]
+            self.assertNotIn("waiting for rows", out)
+            self.assertEqual(out.count("auction |"), 1, out)  # the table once: the final one
             m = re.search(r"^(\d+) rows, showing the last (\d+), interrupted", final, re.M)
             self.assertIsNotNone(m, final)
             rows = [l for l in final.splitlines() if re.match(r"^\s*\d+ \|\s*\d+$", l)]

@@ -124,6 +124,14 @@ func (e *fakeEngine) Execute(ctx context.Context, stmt string, w engine.ResultWr
 				}
 			}
 		}
+	case "slowquiet":
+		// A long statement without output (an INSERT whose message the
+		// engine leaves out): its progress is drawn, then nothing follows.
+		opts.Progress.RowsRead.Store(9)
+		for !e.shown("9 rows read") {
+			time.Sleep(time.Millisecond)
+		}
+		return engine.Outcome{}, nil
 	case "boom":
 		panic("engine exploded")
 	case "fail":
@@ -321,7 +329,7 @@ func TestInterruptLiveQuery(t *testing.T) {
 	k.HandleControl(request("interrupt_request", map[string]any{}))
 	<-done
 	ss := tr.of(m.Header.MsgID)
-	var errs, disp, ups int
+	var errs, disp, clears int
 	for _, s := range ss {
 		switch s.msgType {
 		case "error":
@@ -331,12 +339,12 @@ func TestInterruptLiveQuery(t *testing.T) {
 			}
 		case "display_data":
 			disp++
-		case "update_display_data":
-			ups++
+		case "clear_output":
+			clears++
 		}
 	}
-	if errs != 1 || disp != 1 || ups < 1 {
-		t.Fatalf("errors %d displays %d updates %d: %s", errs, disp, ups, types(ss))
+	if errs != 1 || disp != 1 || clears != 1 {
+		t.Fatalf("errors %d displays %d clears %d: %s", errs, disp, clears, types(ss))
 	}
 	// What arrived before the interrupt stays readable in any frontend.
 	if text, _ := finalTable(t, ss); !strings.HasSuffix(text, ", interrupted") {
@@ -458,34 +466,62 @@ func TestLiveTableMatchesSharedFixture(t *testing.T) {
 }
 
 // finalTable is the text and HTML of a live statement's final result: an
-// execute_result, after the update that empties the live display, as the
-// last outputs of the request.
+// execute_result, the last output of the request, sent after the live
+// display was cleared away (clear_output, wait) so the saved cell holds the
+// result alone.
 func finalTable(t *testing.T, ss []sent) (text, html string) {
 	t.Helper()
 	var outs []sent
 	for _, s := range ss {
 		switch s.msgType {
-		case "display_data", "update_display_data", "execute_result":
+		case "display_data", "update_display_data", "execute_result", "clear_output":
 			outs = append(outs, s)
 		}
 	}
-	if len(outs) < 3 {
+	if len(outs) < 3 || outs[0].msgType != "display_data" {
 		t.Fatalf("outputs: %s", types(ss))
 	}
-	blank, res := outs[len(outs)-2], outs[len(outs)-1]
-	if blank.msgType != "update_display_data" || res.msgType != "execute_result" {
-		t.Fatalf("want the live display emptied, then the result: %s", types(ss))
+	res := outs[len(outs)-1]
+	if res.msgType != "execute_result" {
+		t.Fatalf("want the result last: %s", types(ss))
 	}
-	if d := blank.content["data"].(map[string]any); len(d) != 1 || d["text/plain"] != "" {
-		t.Fatalf("live display not emptied: %v", d)
+	first := liveStatus // the live display's first drawing, if any (after a progress display's)
+	for _, s := range outs {
+		if _, ok := s.content["transient"]; ok && s.msgType == "display_data" {
+			d := s.content["data"].(map[string]any)
+			if html, _ := d["text/html"].(string); !strings.Contains(html, "clink-progress") {
+				first, _ = d["text/plain"].(string)
+			}
+		}
 	}
-	id := outs[0].content["transient"].(map[string]any)["display_id"]
-	if blank.content["transient"].(map[string]any)["display_id"] != id {
-		t.Fatalf("the emptying update names another display")
+	if first != liveStatus {
+		t.Errorf("the live display's first drawing has text %q: jupyter console prints it, and no update after", first)
+	}
+	lastLive, clear := -1, -1
+	for i, s := range outs {
+		if _, ok := s.content["transient"]; ok {
+			lastLive = i
+		}
+		if s.msgType == "clear_output" && s.content["wait"] == true {
+			clear = i
+		}
+	}
+	if clear < lastLive {
+		t.Fatalf("the live display is not cleared away after its last drawing: %s", types(outs))
+	}
+	saved := checkSavedOutputs(t, ss)
+	if n := len(saved); n > 0 && saved[n-1].msgType == "error" {
+		saved = saved[:n-1]
+	}
+	if len(saved) == 0 || saved[len(saved)-1].msgType != "execute_result" {
+		t.Fatalf("saved outputs %v", saved)
 	}
 	d := res.content["data"].(map[string]any)
 	text, _ = d["text/plain"].(string)
 	html, _ = d["text/html"].(string)
+	if c := consoleView(ss); strings.Count(c, text) != 1 || strings.Contains(c, "waiting for rows") {
+		t.Errorf("jupyter console prints:\n%s", c)
+	}
 	return text, html
 }
 
@@ -553,7 +589,7 @@ func TestInterruptedExplainKeepsReport(t *testing.T) {
 }
 
 // A chart over a stream is a display redrawn while the query runs (each
-// update a Vega-Lite spec of the rows so far), then emptied, and the final
+// update a Vega-Lite spec of the rows so far), then cleared away, and the final
 // chart is an output of its own for frontends that ignore updates.
 func TestLiveChartUpdatesWhileRunning(t *testing.T) {
 	k, tr, _ := newTestKernel()
@@ -562,7 +598,7 @@ func TestLiveChartUpdatesWhileRunning(t *testing.T) {
 	var outs []sent
 	for _, s := range tr.of(m.Header.MsgID) {
 		switch s.msgType {
-		case "display_data", "update_display_data", "execute_result":
+		case "display_data", "update_display_data", "execute_result", "clear_output":
 			outs = append(outs, s)
 		}
 	}
@@ -593,9 +629,12 @@ func TestLiveChartUpdatesWhileRunning(t *testing.T) {
 		}
 		last = n
 	}
-	blank, final := outs[len(outs)-2], outs[len(outs)-1]
-	if blank.msgType != "update_display_data" || blank.content["data"].(map[string]any)["text/plain"] != "" {
-		t.Fatalf("live chart not emptied: %s", types(outs))
+	clear, final := outs[len(outs)-2], outs[len(outs)-1]
+	if clear.msgType != "clear_output" || clear.content["wait"] != true {
+		t.Fatalf("live chart not cleared away: %s", types(outs))
+	}
+	if saved := checkSavedOutputs(t, tr.of(m.Header.MsgID)); len(saved) != 1 {
+		t.Fatalf("saved outputs %v, want the final chart alone", saved)
 	}
 	if final.msgType != "display_data" || final.content["transient"] != nil || values(final) != 30 {
 		t.Fatalf("final chart: %s %v", final.msgType, final.content["transient"])
@@ -619,7 +658,8 @@ func (f *fakeTransport) published(text string) bool {
 }
 
 // A long bounded statement shows the scans' progress as one display
-// updated in place, emptied before the result that replaces it.
+// updated in place (its first drawing HTML only, which jupyter console does
+// not print), cleared away before the result that replaces it.
 func TestProgressDisplayForLongBoundedCell(t *testing.T) {
 	k, tr, eng := newTestKernel()
 	eng.shown = tr.published
@@ -635,34 +675,41 @@ func TestProgressDisplayForLongBoundedCell(t *testing.T) {
 			continue
 		}
 		tid := s.content["transient"].(map[string]any)["display_id"].(string)
+		data := s.content["data"].(map[string]any)
+		html, _ := data["text/html"].(string)
+		if !strings.Contains(html, "<progress") {
+			t.Errorf("no progress bar in %q", html)
+		}
 		if s.msgType == "display_data" {
 			if id != "" {
 				t.Fatalf("a second display: %s", types(ss))
 			}
 			id = tid
-		} else if tid != id || id == "" {
-			t.Fatalf("update of display %q, progress is %q: %s", tid, id, types(ss))
-		}
-		data := s.content["data"].(map[string]any)
-		texts = append(texts, data["text/plain"].(string))
-		if html, _ := data["text/html"].(string); texts[len(texts)-1] != "" && !strings.Contains(html, "<progress") {
-			t.Errorf("no progress bar in %q", html)
+			if _, ok := data["text/plain"]; ok || !strings.Contains(html, "250 / 1,000 rows (25%)") {
+				t.Errorf("first drawing %v", data)
+			}
+		} else {
+			if tid != id || id == "" {
+				t.Fatalf("update of display %q, progress is %q: %s", tid, id, types(ss))
+			}
+			texts = append(texts, data["text/plain"].(string))
 		}
 		last = i
 	}
-	if len(texts) < 3 || texts[len(texts)-1] != "" {
-		t.Fatalf("progress texts %q: want at least two drawn, then emptied", texts)
-	}
-	if !strings.HasPrefix(texts[0], "250 / 1,000 rows (25%)") {
-		t.Errorf("first progress %q", texts[0])
+	if len(texts) < 1 || !strings.HasPrefix(texts[len(texts)-1], "1,000 / 1,000 rows (100%)") {
+		t.Fatalf("progress texts %q: want it drawn to the end", texts)
 	}
 	text, _ := finalTable(t, ss)
 	if !strings.HasSuffix(text, "2 rows, finished") {
 		t.Fatalf("final table %q", text)
 	}
+	cleared := false
 	for i, s := range ss {
-		if s.msgType == "execute_result" && i < last {
-			t.Fatalf("result before the progress display was emptied: %s", types(ss))
+		if s.msgType == "clear_output" && i > last {
+			cleared = true
+		}
+		if s.msgType == "execute_result" && (i < last || !cleared) {
+			t.Fatalf("result before the progress display was cleared away: %s", types(ss))
 		}
 	}
 }
@@ -678,8 +725,9 @@ func TestNoProgressForFastCell(t *testing.T) {
 	}
 }
 
-// A stream's live table replaces the progress display: it is emptied
-// before the live display appears and never drawn again.
+// A stream's live table takes over the progress display's slot: one
+// display, drawn as progress, then updated into the live table (never as
+// progress again), cleared away once at the end.
 func TestLiveTableEndsProgress(t *testing.T) {
 	k, tr, eng := newTestKernel()
 	eng.shown = tr.published
@@ -688,36 +736,87 @@ func TestLiveTableEndsProgress(t *testing.T) {
 	k.handle(wire.Shell, m)
 	ss := tr.of(m.Header.MsgID)
 	var ids []string
-	var liveAt int
-	emptied := map[string]int{}
-	for i, s := range ss {
+	clears := 0
+	live := false // the live table has been drawn
+	for _, s := range ss {
+		if s.msgType == "clear_output" {
+			clears++
+		}
 		tr, ok := s.content["transient"].(map[string]any)
 		if !ok {
 			continue
 		}
-		id := tr["display_id"].(string)
 		if s.msgType == "display_data" {
-			ids = append(ids, id)
-			liveAt = i
-			continue
+			ids = append(ids, tr["display_id"].(string))
 		}
-		if d := s.content["data"].(map[string]any); d["text/plain"] == "" {
-			emptied[id] = i
-		} else if len(ids) == 2 && id == ids[0] {
+		html, _ := s.content["data"].(map[string]any)["text/html"].(string)
+		switch {
+		case strings.Contains(html, "clink-result"):
+			live = true
+		case strings.Contains(html, "clink-progress") && live:
 			t.Fatalf("progress drawn after the live table started: %s", types(ss))
 		}
 	}
-	if len(ids) != 2 {
-		t.Fatalf("want the progress display, then the live one: %s", types(ss))
+	if len(ids) != 1 || !live || clears != 1 {
+		t.Fatalf("want one display (progress, then the live table), cleared once: %s", types(ss))
 	}
-	if at, ok := emptied[ids[0]]; !ok || at > liveAt {
-		t.Fatalf("progress display not emptied before the live table: %s", types(ss))
+	if text, _ := finalTable(t, ss); !strings.HasSuffix(text, "1 row, finished") {
+		t.Fatalf("final result %q: %s", text, types(ss))
 	}
-	if _, ok := emptied[ids[1]]; !ok {
-		t.Fatalf("live display not emptied: %s", types(ss))
-	}
-	last := ss[len(ss)-3] // the result, then the reply and idle
-	if text, _ := last.content["data"].(map[string]any)["text/plain"].(string); last.msgType != "execute_result" || !strings.HasSuffix(text, "1 row, finished") {
-		t.Fatalf("final result %s %q: %s", last.msgType, text, types(ss))
+}
+
+// Issue 20: a cell that drew a progress display or a live table is saved
+// with what a reader needs only: its outputs as a notebook (nbclient,
+// JupyterLab) keeps them hold no emptied or running display, earlier
+// outputs of the cell stay, in order; jupyter console prints the final
+// table once and no transient drawing.
+func TestSavedCellsHoldOnlyResults(t *testing.T) {
+	for _, c := range []struct {
+		code string
+		want []string // the saved outputs: their text, in order
+	}{
+		{"slowscan", []string{"2 rows, finished"}},
+		{"slowstream", []string{"1 row, finished"}},
+		{"ack;\nslowscan", []string{"done.", "2 rows, finished"}},
+		{"ack;\nslowstream;\nack", []string{"done.", "1 row, finished", "done."}},
+		{"fast;\nslowquiet", []string{"<fast>"}},
+		{"slowquiet", nil},
+	} {
+		k, tr, eng := newTestKernel()
+		eng.shown = tr.published
+		k.progressDelay, k.progressInterval = time.Millisecond, time.Millisecond
+		m := request("execute_request", map[string]any{"code": c.code})
+		k.handle(wire.Shell, m)
+		ss := tr.of(m.Header.MsgID)
+		saved := checkSavedOutputs(t, ss)
+		var got []string
+		for _, o := range saved {
+			text := o.text
+			if o.data != nil {
+				text, _ = o.data["text/plain"].(string)
+			}
+			got = append(got, text)
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%q: saved %q, want %q: %s", c.code, got, c.want, types(ss))
+			continue
+		}
+		for i := range got {
+			if !strings.Contains(got[i], c.want[i]) {
+				t.Errorf("%q: saved output %d is %q, want %q", c.code, i, got[i], c.want[i])
+			}
+		}
+		console := consoleView(ss)
+		if strings.Contains(console, "rows read") || strings.Contains(console, "rows (") || strings.Contains(console, "waiting") {
+			t.Errorf("%q: jupyter console prints a transient drawing:\n%s", c.code, console)
+		}
+		// A single statement's result prints once. (An earlier output
+		// of the same cell is printed again by jupyter console when a
+		// later statement's transient display is cleared away: the
+		// protocol clears a cell's outputs only all at once, and the
+		// console, which ignores clear_output, prints the ones sent again.)
+		if !strings.Contains(c.code, ";") && len(c.want) == 1 && strings.Count(console, c.want[0]) != 1 {
+			t.Errorf("%q: jupyter console prints:\n%s", c.code, console)
+		}
 	}
 }

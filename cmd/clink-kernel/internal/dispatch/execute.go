@@ -68,6 +68,9 @@ func (k *Kernel) execute(m *wire.Message) {
 	}
 	out := &cellOutput{k: k, parent: m, silent: req.Silent, count: count}
 	cerr := k.runCell(m, req.Code, out)
+	if cerr == nil {
+		out.settle() // an error output would end a pending clear itself
+	}
 	if store {
 		k.history = append(k.history, historyEntry{line: count, input: req.Code, output: out.lastText})
 	}

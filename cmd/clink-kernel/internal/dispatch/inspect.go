@@ -28,9 +28,16 @@ type ColumnStats struct {
 }
 
 // statsEngine is an Engine that can tell a column's statistics cheaply;
-// the kernel binary's session does for file-backed tables.
+// the kernel binary's session does for file-backed tables and for the
+// quoted paths of FROM (a table of Kind "file", named by its path).
 type statsEngine interface {
-	ColumnStats(table string, col int) (ColumnStats, bool)
+	ColumnStats(t engine.TableInfo, col int) (ColumnStats, bool)
+}
+
+// fileEngine is an Engine that opens a quoted path of FROM for inspection:
+// its schema, read from the files' metadata.
+type fileEngine interface {
+	FileTable(path string) (engine.TableInfo, bool)
 }
 
 func (k *Kernel) inspect(ch wire.Channel, m *wire.Message) {
@@ -56,7 +63,18 @@ func (k *Kernel) inspectCode(code string, cursor int) (map[string]any, bool) {
 		return nil, false
 	}
 	tables := k.eng.Tables()
+	items := fromItems(code)
 	if qual != "" {
+		// An alias of the cell's FROM (b in FROM bid b), then a table.
+		for _, it := range items {
+			if strings.EqualFold(it.alias, qual) {
+				if t, ok := k.itemTable(it, tables); ok {
+					if cols := k.columnsNamed([]engine.TableInfo{t}, name); len(cols) > 0 {
+						return columnBundle(cols), true
+					}
+				}
+			}
+		}
 		for _, t := range tables {
 			if strings.EqualFold(t.Name, qual) {
 				if cols := k.columnsNamed([]engine.TableInfo{t}, name); len(cols) > 0 {
@@ -64,17 +82,62 @@ func (k *Kernel) inspectCode(code string, cursor int) (map[string]any, bool) {
 				}
 			}
 		}
-		// Not table.column (an alias, a struct field): the name alone.
+		// Not table.column (a struct field): the name alone.
 	}
 	for _, t := range tables {
 		if strings.EqualFold(t.Name, name) {
 			return k.describeTable(t), true
 		}
 	}
-	if cols := k.columnsNamed(complete.TablesInScope(code, tables), name); len(cols) > 0 {
+	for _, it := range items {
+		if strings.EqualFold(it.alias, name) {
+			if it.path {
+				return k.describe("DESCRIBE '"+strings.ReplaceAll(it.name, "'", "''")+"'", it.name, "file"), true
+			}
+			if t, ok := k.itemTable(it, tables); ok {
+				return k.describeTable(t), true
+			}
+		}
+	}
+	if cols := k.columnsNamed(k.scope(code, items, tables), name); len(cols) > 0 {
 		return columnBundle(cols), true
 	}
 	return functionBundle(name)
+}
+
+// itemTable is the table a FROM item reads: a catalog table, or a quoted
+// path opened by the engine.
+func (k *Kernel) itemTable(it fromItem, tables []engine.TableInfo) (engine.TableInfo, bool) {
+	if it.path {
+		if fe, ok := k.eng.(fileEngine); ok {
+			return fe.FileTable(it.name)
+		}
+		return engine.TableInfo{}, false
+	}
+	for _, t := range tables {
+		if strings.EqualFold(t.Name, it.name) && t.Schema != nil {
+			return t, true
+		}
+	}
+	return engine.TableInfo{}, false
+}
+
+// scope is the tables whose columns an unqualified name can be: those the
+// cell's FROM lists read, or, when none resolves (a CTE, a cell without
+// FROM yet), the catalog tables the cell names.
+func (k *Kernel) scope(code string, items []fromItem, tables []engine.TableInfo) []engine.TableInfo {
+	var in []engine.TableInfo
+	for _, it := range items {
+		t, ok := k.itemTable(it, tables)
+		if !ok || slices.ContainsFunc(in, func(o engine.TableInfo) bool { return o.Name == t.Name && o.Kind == t.Kind }) {
+			continue
+		}
+		in = append(in, t)
+	}
+	if len(in) > 0 {
+		return in
+	}
+	return complete.TablesInScope(code, tables)
 }
 
 // describeTable is the table's kind and DESCRIBE's own table (the engine
@@ -155,8 +218,11 @@ func (k *Kernel) columnsNamed(tables []engine.TableInfo, name string) []inspecte
 				continue
 			}
 			c := inspectedColumn{table: t.Name, field: f}
+			if t.Kind == "file" {
+				c.table = "'" + t.Name + "'"
+			}
 			if se != nil {
-				c.stats, c.known = se.ColumnStats(t.Name, i)
+				c.stats, c.known = se.ColumnStats(t, i)
 			}
 			out = append(out, c)
 		}

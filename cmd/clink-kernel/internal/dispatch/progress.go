@@ -21,9 +21,9 @@ const (
 
 // progressDisplay is the notebook's progress line: a display (with a
 // display_id) of the rows and bytes the scans have read of their total,
-// updated in place while a statement runs, and emptied when it ends so the
-// result that follows replaces it. An unbounded query never shows it: its
-// live table is the progress.
+// updated in place while a statement runs, and cleared away when it ends
+// (cellOutput.dropTransient) so the result that follows replaces it. An
+// unbounded query never shows it: its live table is the progress.
 type progressDisplay struct {
 	out *cellOutput
 	p   *exec.Progress
@@ -81,29 +81,38 @@ func (d *progressDisplay) tick() {
 	msgType := "update_display_data"
 	if d.id == "" {
 		d.id, msgType = wire.NewID(), "display_data"
+		data = firstDrawing(data, "")
 	}
 	d.out.publish(msgType, map[string]any{"data": data, "metadata": map[string]any{},
 		"transient": map[string]any{"display_id": d.id}})
 }
 
-// halt stops the ticker and empties the display if it was drawn. It returns
-// once no tick can publish any more, so what the caller sends next comes
-// after the last progress message. Safe on nil and more than once.
+// halt stops the ticker and clears the display away if it was drawn. It
+// returns once no tick can publish any more, so what the caller sends next
+// comes after the last progress message. Safe on nil and more than once.
 func (d *progressDisplay) halt() {
+	if d.handOver() != "" {
+		d.out.dropTransient()
+	}
+}
+
+// handOver stops the ticker and gives the display's id ("" when it was
+// not drawn) to a stream's live table or chart, which draws itself into
+// the same slot: one transient display per statement, cleared once. Safe
+// on nil and more than once (only the first call gets the id).
+func (d *progressDisplay) handOver() string {
 	if d == nil {
-		return
+		return ""
 	}
 	d.mu.Lock()
 	if d.stopped {
 		d.mu.Unlock()
-		return
+		return ""
 	}
-	d.stopped = true
+	d.stopped = true // no tick publishes from here on
 	close(d.stop)
-	if d.id != "" {
-		d.out.publish("update_display_data", map[string]any{"data": map[string]any{"text/plain": ""},
-			"metadata": map[string]any{}, "transient": map[string]any{"display_id": d.id}})
-	}
+	id := d.id
 	d.mu.Unlock()
 	<-d.done
+	return id
 }

@@ -143,11 +143,24 @@ type inspectEngine struct{ fakeEngine }
 
 func (inspectEngine) Tables() []engine.TableInfo { return tables() }
 
-func (inspectEngine) ColumnStats(table string, col int) (ColumnStats, bool) {
-	if table == "bid" && col == 1 {
+func (inspectEngine) ColumnStats(t engine.TableInfo, col int) (ColumnStats, bool) {
+	switch {
+	case t.Name == "bid" && t.Kind == "table" && col == 1:
 		return ColumnStats{Rows: 1234, Min: int64(1), Max: int64(99), HasRange: true}, true
+	case t.Name == "data/bids.parquet" && t.Kind == "file" && col == 0:
+		return ColumnStats{Rows: 77, Min: int64(5), Max: int64(6), HasRange: true}, true
 	}
 	return ColumnStats{}, false
+}
+
+// FileTable opens data/bids.parquet (one column, amount), as the kernel's
+// session opens a quoted path.
+func (inspectEngine) FileTable(path string) (engine.TableInfo, bool) {
+	if path != "data/bids.parquet" {
+		return engine.TableInfo{}, false
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "amount", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	return engine.TableInfo{Name: path, Kind: "file", Schema: schema, Bounded: true}, true
 }
 
 func TestInspect(t *testing.T) {
@@ -167,6 +180,19 @@ func TestInspect(t *testing.T) {
 		{"SELECT name FROM person WHERE", 9, []string{"person.name VARCHAR"}},
 		// The qualifier itself is the table.
 		{"SELECT bid.price FROM bid", 8, []string{"bid (table"}},
+		// An alias of FROM resolves to its table, in a statement that
+		// parses and in one still being typed.
+		{"SELECT b.price FROM bid b", 10, []string{"bid.price BIGINT", "1,234 rows; min 1, max 99"}},
+		{"SELECT b.price FROM bid AS b WHERE b.", 10, []string{"bid.price BIGINT", "1,234 rows"}},
+		{"SELECT p.name, b.price FROM person p JOIN bid b ON", 10, []string{"person.name VARCHAR"}},
+		// The alias itself is its table.
+		{"SELECT p.name, b.price FROM person p JOIN bid b ON", 8, []string{"person (table"}},
+		{"SELECT p.name, b.price FROM person p JOIN bid b ON", 17, []string{"bid.price BIGINT"}},
+		// A column of a quoted path in FROM: its type and its files'
+		// statistics, plain or through an alias or read_parquet.
+		{"SELECT amount FROM 'data/bids.parquet'", 9, []string{"'data/bids.parquet'.amount BIGINT", "77 rows; min 5, max 6"}},
+		{"SELECT x.amount FROM 'data/bids.parquet' x WHERE", 11, []string{"'data/bids.parquet'.amount BIGINT", "77 rows"}},
+		{"SELECT amount FROM read_parquet('data/bids.parquet') r", 9, []string{"'data/bids.parquet'.amount", "77 rows"}},
 		// A quoted path: DESCRIBE 'path'.
 		{"SELECT * FROM 'data/x.parquet' WHERE", 20, []string{"data/x.parquet (file)", "<DESCRIBE 'data/x.parquet'>"}},
 		// A function: every signature and what it does.
@@ -232,5 +258,38 @@ func TestExplainBundles(t *testing.T) {
 		if md := b[1]["text/markdown"].(string); md != "```mermaid\n"+mm+"```\n" {
 			t.Errorf("%s: markdown %q", name, md)
 		}
+	}
+}
+
+// TestScanFromItems: a statement being typed (not yet valid SQL) still
+// gives its FROM and JOIN lists, aliases and quoted paths; a keyword after
+// a table is not its alias.
+func TestScanFromItems(t *testing.T) {
+	for _, c := range []struct{ code, want string }{
+		{"SELECT b.price FROM bid b WHERE b.", "bid as b"},
+		{"SELECT * FROM bid AS b, person p, auction WHERE", "bid as b, person as p, auction"},
+		{"SELECT * FROM 'data/x.parquet' x JOIN bid ON x.", "'data/x.parquet' as x, bid"},
+		{"SELECT * FROM db.bid LEFT JOIN \"Person\" pp ON", "bid, Person as pp"},
+		{"SELECT * FROM", ""},
+	} {
+		var got []string
+		for _, it := range scanFromItems(c.code) {
+			s := it.name
+			if it.path {
+				s = "'" + s + "'"
+			}
+			if it.alias != "" {
+				s += " as " + it.alias
+			}
+			got = append(got, s)
+		}
+		if strings.Join(got, ", ") != c.want {
+			t.Errorf("%q: %q, want %q", c.code, strings.Join(got, ", "), c.want)
+		}
+	}
+	// A statement that parses is walked: a subquery's table counts too.
+	items := fromItems("SELECT * FROM (SELECT price FROM bid) b2 JOIN read_json('e.json') e ON true")
+	if len(items) != 2 || items[0].name != "bid" || items[1].name != "e.json" || !items[1].path || items[1].alias != "e" {
+		t.Errorf("parsed: %+v", items)
 	}
 }

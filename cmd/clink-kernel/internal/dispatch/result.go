@@ -23,53 +23,6 @@ const liveTail = 20
 // chartMaxRows caps the rows inlined into a chart's data.
 const chartMaxRows = 10000
 
-// cellOutput sends the outputs of one execute request.
-type cellOutput struct {
-	k      *Kernel
-	parent *wire.Message
-	silent bool
-	count  int
-	opts   cellOptions
-	// lastText is the text/plain of the last output, for history.
-	lastText *string
-}
-
-func (o *cellOutput) publish(msgType string, content map[string]any) {
-	if !o.silent {
-		o.k.publish(o.parent, msgType, content)
-	}
-}
-
-func (o *cellOutput) stdout(text string) {
-	if text == "" {
-		return
-	}
-	if text[len(text)-1] != '\n' {
-		text += "\n"
-	}
-	o.publish("stream", map[string]any{"name": "stdout", "text": text})
-	o.lastText = &text
-}
-
-func (o *cellOutput) stderr(text string) {
-	o.publish("stream", map[string]any{"name": "stderr", "text": text + "\n"})
-}
-
-// outcome shows what a statement returned besides rows.
-func (o *cellOutput) outcome(out engine.Outcome) {
-	o.stdout(out.Message)
-	if out.Text != "" {
-		for _, bundle := range explainBundles(out.Text, out.Explain) {
-			o.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
-		}
-		o.lastText = &out.Text
-	}
-}
-
-func (o *cellOutput) newResult() *resultWriter {
-	return &resultWriter{out: o}
-}
-
 type resultMode int
 
 const (
@@ -160,8 +113,11 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started = true
+	// A stream's live table or chart is its own progress: it takes over
+	// the progress display's slot, if drawn.
+	var inherited string
 	if !bounded {
-		w.progress.halt()
+		inherited = w.progress.handOver()
 	}
 	w.cols = make([]column, schema.NumFields())
 	w.text = make([]sqlvalue.AppendFunc, schema.NumFields())
@@ -183,13 +139,8 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 		if !bounded {
 			// A stream's chart is a display redrawn as rows arrive (at the
 			// live table's rate), so the chart grows while the query runs.
-			w.displayID = wire.NewID()
-			w.out.publish("display_data", map[string]any{
-				"data":      map[string]any{"text/plain": "chart: waiting for rows"},
-				"metadata":  map[string]any{},
-				"transient": map[string]any{"display_id": w.displayID},
-			})
-			w.lastSend = time.Now()
+			w.startLive(inherited, map[string]any{"text/html": "<small>chart: waiting for rows</small>"})
+			inherited = ""
 		}
 	case o.text:
 		w.mode = modeText
@@ -206,15 +157,30 @@ func (w *resultWriter) Columns(schema *arrow.Schema, bounded bool) error {
 		} else if w.out.k.maxRowsSet {
 			w.limit = w.out.k.maxRows
 		}
-		w.displayID = wire.NewID()
-		w.out.publish("display_data", map[string]any{
-			"data":      w.liveBundle("waiting for rows"),
-			"metadata":  map[string]any{},
-			"transient": map[string]any{"display_id": w.displayID},
-		})
-		w.lastSend = time.Now()
+		w.startLive(inherited, firstDrawing(w.liveBundle("waiting for rows"), liveStatus))
+		inherited = ""
+	}
+	if inherited != "" {
+		w.out.dropTransient() // a stream printed as text: no display of its own
 	}
 	return nil
+}
+
+// startLive draws the first state of a live display: into the progress
+// display it inherits (an update, which jupyter console does not print),
+// or as a new display.
+func (w *resultWriter) startLive(inherited string, data map[string]any) {
+	msgType := "update_display_data"
+	w.displayID = inherited
+	if w.displayID == "" {
+		w.displayID, msgType = wire.NewID(), "display_data"
+	}
+	w.out.publish(msgType, map[string]any{
+		"data":      data,
+		"metadata":  map[string]any{},
+		"transient": map[string]any{"display_id": w.displayID},
+	})
+	w.lastSend = time.Now()
 }
 
 // Batch implements engine.ResultWriter.
@@ -323,6 +289,22 @@ func (w *resultWriter) liveBundle(status string) map[string]any {
 	}
 }
 
+// liveStatus is what jupyter console prints when a live table starts: it
+// ignores update_display_data, so it shows the first drawing's text and
+// then the final table only.
+const liveStatus = "streaming: the table follows when the query ends (Ctrl-C or interrupt stops it)"
+
+// firstDrawing is a transient display's first drawing: its HTML, and as
+// text only status (a line, or nothing), because jupyter console prints
+// that text and never the updates that follow (which carry both).
+func firstDrawing(bundle map[string]any, status string) map[string]any {
+	d := map[string]any{"text/html": bundle["text/html"]}
+	if status != "" {
+		d["text/plain"] = status
+	}
+	return d
+}
+
 // cells formats rows of the changelog table for display.
 func (w *resultWriter) cells(rows []exec.Row) [][]cellValue {
 	out := make([][]cellValue, len(rows))
@@ -370,19 +352,16 @@ func (w *resultWriter) chartBundle(reason string) (map[string]any, error) {
 	}, nil
 }
 
-// emptyLive blanks the live display before the final result is sent as
+// dropLive removes the live display before the final result is sent as
 // an output of its own (which frontends that ignore display updates, such
-// as jupyter console and nbconvert, still show), so JupyterLab does not
-// show it twice. It respects the update rate.
-func (w *resultWriter) emptyLive() {
+// as jupyter console, still show), so JupyterLab does not show it twice
+// and a saved notebook keeps no emptied display. It respects the update
+// rate.
+func (w *resultWriter) dropLive() {
 	if wait := w.out.k.liveInterval - time.Since(w.lastSend); wait > 0 {
 		time.Sleep(wait)
 	}
-	w.out.publish("update_display_data", map[string]any{
-		"data":      map[string]any{"text/plain": ""},
-		"metadata":  map[string]any{},
-		"transient": map[string]any{"display_id": w.displayID},
-	})
+	w.out.dropTransient()
 }
 
 // finish sends the statement's final result. reason says why a query ended
@@ -398,7 +377,7 @@ func (w *resultWriter) finish(reason string) error {
 	}
 	switch w.mode {
 	case modeLive:
-		w.emptyLive()
+		w.dropLive()
 		if reason == "" {
 			reason = "finished"
 		}
@@ -419,7 +398,7 @@ func (w *resultWriter) finish(reason string) error {
 			return err
 		}
 		if w.displayID != "" {
-			w.emptyLive()
+			w.dropLive()
 		}
 		w.out.publish("display_data", map[string]any{"data": bundle, "metadata": map[string]any{}})
 		text := bundle["text/plain"].(string)

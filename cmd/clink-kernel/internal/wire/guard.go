@@ -103,6 +103,11 @@ type frameGuard struct {
 	sizeLen int    // size bytes read so far
 	message uint64 // bytes of the current message's frames so far
 	err     error
+
+	// first: the frame being read is the connection's first (its
+	// handshake command), whose body is held in cmd for checkReady.
+	first, pastFirst bool
+	cmd              []byte
 }
 
 func newFrameGuard(c net.Conn, limit uint64) *frameGuard {
@@ -133,16 +138,33 @@ func (g *frameGuard) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// endFirst checks the connection's first command, read whole.
+func (g *frameGuard) endFirst() error {
+	g.first = false
+	err := checkReady(g.cmd)
+	g.cmd = nil
+	return err
+}
+
 // scan advances the framing over b; it fails at a header whose size would
-// take the message over the limit.
+// take the message over the limit, and at the end of a first command that
+// is a READY zmq4 could not take (handshake.go).
 func (g *frameGuard) scan(b []byte) error {
 	for len(b) > 0 {
 		switch g.state {
 		case inGreeting, inBody:
 			k := min(g.left, uint64(len(b)))
+			if g.first {
+				g.cmd = append(g.cmd, b[:k]...)
+			}
 			g.left -= k
 			b = b[k:]
 			if g.left == 0 {
+				if g.state == inBody && g.first {
+					if err := g.endFirst(); err != nil {
+						return err
+					}
+				}
 				g.state = inFlags
 			}
 		case inFlags:
@@ -174,8 +196,20 @@ func (g *frameGuard) scan(b []byte) error {
 				g.message = 0
 			}
 			g.left, g.state = size, inBody
+			if !g.pastFirst && g.flags&flagCommand != 0 {
+				if size > maxHandshake {
+					return &HandshakeError{fmt.Sprintf("a first command of %d bytes", size)}
+				}
+				g.first = true
+			}
+			g.pastFirst = true
 			if size == 0 {
 				g.state = inFlags
+				if g.first {
+					if err := g.endFirst(); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/go-zeromq/zmq4"
 )
 
 func freePort(t *testing.T) int {
@@ -59,16 +57,7 @@ func longFrame(flags byte, size uint64) []byte {
 // connection, before anything is allocated, and the kernel goes on
 // answering heartbeats.
 func TestOversizedFramesDoNotKillTheKernel(t *testing.T) {
-	ci := ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", ShellPort: freePort(t), ControlPort: freePort(t),
-		StdinPort: freePort(t), IOPubPort: freePort(t), HBPort: freePort(t)}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	srv, err := Listen(ctx, ci, log.New(io.Discard, "", 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	go srv.Heartbeat(ctx)
+	ci := listenForTest(t)
 
 	attacks := map[string][]byte{
 		"2^62 bytes":                 longFrame(0, 1<<62),
@@ -78,42 +67,17 @@ func TestOversizedFramesDoNotKillTheKernel(t *testing.T) {
 	}
 	for name, frame := range attacks {
 		for _, port := range []int{ci.ShellPort, ci.ControlPort, ci.HBPort} {
-			c, err := net.Dial("tcp", net.JoinHostPort(ci.IP, itoa(port)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.Write(append(append(zmtpGreetingNull(), readyDealer()...), frame...)); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
+			stream := [][]byte{append(append(zmtpGreetingNull(), readyDealer()...), frame...)}
 			if name == "frames that add up too far" {
 				// The first half arrives in full; the second frame's
 				// header takes the message over the limit.
-				half := make([]byte, MaxMessageBytes/2+1)
-				_, _ = c.Write(half)
-				_, _ = c.Write(longFrame(0, MaxMessageBytes/2+1))
+				stream = append(stream, make([]byte, MaxMessageBytes/2+1), longFrame(0, MaxMessageBytes/2+1))
 			}
-			// The kernel cuts the connection: a read ends.
-			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-			_, err = io.Copy(io.Discard, c)
-			if ne := (net.Error)(nil); errors.As(err, &ne) && ne.Timeout() {
-				t.Errorf("%s on port %d: the connection stayed open", name, port)
-			}
-			c.Close()
+			expectCut(t, ci, port, name, stream...)
 		}
 	}
 	// The kernel lives: a heartbeat comes back.
-	req := zmq4.NewReq(ctx, zmq4.WithTimeout(5*time.Second))
-	defer req.Close()
-	if err := req.Dial("tcp://" + net.JoinHostPort(ci.IP, itoa(ci.HBPort))); err != nil {
-		t.Fatal(err)
-	}
-	if err := req.Send(zmq4.NewMsgString("ping")); err != nil {
-		t.Fatal(err)
-	}
-	m, err := req.Recv()
-	if err != nil || len(m.Frames) != 1 || string(m.Frames[0]) != "ping" {
-		t.Fatalf("heartbeat: %v %v", m, err)
-	}
+	ping(t, ci)
 }
 
 // A well-formed stream passes the guard byte for byte, whatever the read
@@ -147,3 +111,70 @@ func TestFrameGuardPassesValidFrames(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// expectCut sends stream (its pieces in turn) to port and fails t unless
+// the kernel closes the connection.
+func expectCut(t *testing.T, ci ConnectionInfo, port int, name string, stream ...[]byte) {
+	t.Helper()
+	c, err := net.Dial("tcp", net.JoinHostPort(ci.IP, itoa(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i, piece := range stream {
+		// Only the first piece must arrive whole: the kernel may cut the
+		// connection while later ones are written.
+		if _, err := c.Write(piece); err != nil && i == 0 {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err = io.Copy(io.Discard, c)
+	if ne := (net.Error)(nil); errors.As(err, &ne) && ne.Timeout() {
+		t.Errorf("%s on port %d: the connection stayed open", name, port)
+	}
+}
+
+// listenForTest binds the kernel's sockets on free local ports, answering
+// heartbeats, until the test ends.
+func listenForTest(t *testing.T) ConnectionInfo {
+	t.Helper()
+	ci := ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", ShellPort: freePort(t), ControlPort: freePort(t),
+		StdinPort: freePort(t), IOPubPort: freePort(t), HBPort: freePort(t)}
+	ctx, cancel := context.WithCancel(t.Context())
+	srv, err := Listen(ctx, ci, log.New(io.Discard, "", 0))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); srv.Close() })
+	go srv.Heartbeat(ctx)
+	return ci
+}
+
+// FuzzSockets' finding: a READY command naming a socket type go-zeromq
+// does not know ("EALER") panicked its accept goroutine and killed the
+// kernel; so did a READY without a Socket-Type and one whose property
+// length runs past the command. Each now cuts only its connection, and
+// the heartbeat answers after all of them, on every port.
+func TestHandshakesThatPanicZmq4AreRefused(t *testing.T) {
+	ci := listenForTest(t)
+	ready := func(body string) []byte {
+		cmd := append([]byte{5}, "READY"+body...)
+		return append([]byte{flagCommand, byte(len(cmd))}, cmd...)
+	}
+	attacks := map[string][]byte{
+		"unknown socket type":    ready("\x0bSocket-Type\x00\x00\x00\x05EALER"),
+		"no socket type":         ready(""),
+		"property past its end":  ready("\x0bSocket-Type\x00\x00"),
+		"value length past end":  ready("\x0bSocket-Type\x00\x00\x00\x09DEALER"),
+		"two socket types":       ready("\x0bSocket-Type\x00\x00\x00\x06DEALER\x0bsocket-type\x00\x00\x00\x02XX"),
+		"first command too long": append([]byte{flagCommand | flagLong}, binary.BigEndian.AppendUint64(nil, maxHandshake+1)...),
+	}
+	for name, cmd := range attacks {
+		for _, port := range []int{ci.ShellPort, ci.ControlPort, ci.StdinPort, ci.HBPort} {
+			expectCut(t, ci, port, name, append(zmtpGreetingNull(), cmd...))
+		}
+	}
+	ping(t, ci)
+}
