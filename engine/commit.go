@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clink-sql/clink/exec"
 	"github.com/clink-sql/clink/plan"
 )
 
@@ -88,6 +89,7 @@ const (
 // runGraphCommit is runGraph, and says whether the final positions were
 // committed (an INSERT reports it when it is cancelled).
 func runGraphCommit(ctx context.Context, p *plan.Physical) (commitOutcome, error) {
+	ctx = exec.WithMemoryBudget(ctx, p.Budget)
 	if p.Graph.CheckpointsEnabled() {
 		return checkpointed, p.Graph.Run(ctx)
 	}

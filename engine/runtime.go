@@ -17,12 +17,6 @@ import (
 // 44-47 against 41-43, the join 75-80 against 66-69.
 const gcPercent = 400
 
-// memoryLimitShare is the part of the machine's memory the Go heap is
-// held to (a soft limit: the collector runs more often as the heap nears
-// it), so a heap allowed to grow to five times the live one cannot run the
-// machine out of memory when the live state is large.
-const memoryLimitShare = 0.75
-
 // TuneRuntime sets the collector for a clink process (clinksh,
 // clink-kernel, the bench), unless the user chose with GOGC or
 // GOMEMLIMIT. A library embedding the engine keeps its own settings: only
@@ -32,8 +26,11 @@ func TuneRuntime() {
 		debug.SetGCPercent(gcPercent)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		if total := totalMemory(); total > 0 {
-			debug.SetMemoryLimit(int64(float64(total) * memoryLimitShare))
-		}
+		// The Go heap is held to a soft limit (the collector runs more often
+		// as the heap nears it), so a heap allowed to grow to five times the
+		// live one cannot run the machine out of memory when the live state
+		// is large; it follows the query memory budget (memlimit.go).
+		runtimeTuned.Store(true)
+		applyGCLimit(defaultMemoryLimit())
 	}
 }

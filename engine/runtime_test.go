@@ -13,6 +13,7 @@ func TestTuneRuntime(t *testing.T) {
 	defer func() {
 		debug.SetGCPercent(oldPct)
 		debug.SetMemoryLimit(oldLim)
+		runtimeTuned.Store(false)
 	}()
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
@@ -20,12 +21,15 @@ func TestTuneRuntime(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != gcPercent {
 		t.Errorf("GC percent %d, want %d", got, gcPercent)
 	}
-	total := totalMemory()
+	t.Setenv("CLINK_MEMORY_LIMIT", "")
+	total := int64(machineMemory())
 	if total == 0 {
 		t.Fatal("total memory unknown on this machine")
 	}
-	if got, want := debug.SetMemoryLimit(-1), int64(float64(total)*memoryLimitShare); got != want {
-		t.Errorf("memory limit %d, want %d (%.2f of %d)", got, want, memoryLimitShare, total)
+	// The soft limit is 1.5 times the default budget (half the memory) and
+	// 64 MB, at most 90% of the memory.
+	if got, want := debug.SetMemoryLimit(-1), min(total/2*3/2+64<<20, total*9/10); abs64(got-want) > 1<<20 {
+		t.Errorf("memory limit %d, want %d (of %d)", got, want, total)
 	}
 
 	debug.SetGCPercent(100)
@@ -39,4 +43,11 @@ func TestTuneRuntime(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != 1<<62 {
 		t.Errorf("with GOMEMLIMIT set: limit changed to %d", got)
 	}
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

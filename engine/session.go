@@ -354,7 +354,7 @@ func (s *Session) buildOptions(progress *exec.Progress) plan.BuildOptions {
 		fixed = true
 	}
 	return plan.BuildOptions{Exec: o, EnvSwitches: env, Mem: s.mem, Progress: progress, Parallelism: s.parallelism(),
-		StateTTL: ttl, FixedSplits: fixed}
+		StateTTL: ttl, FixedSplits: fixed, Budget: s.memoryBudget()}
 }
 
 // ruleOptions are the session's settings the logical rules read.
@@ -440,6 +440,8 @@ var knownSettings = map[string]string{
 	"scan.late-materialization":        "on|off: Parquet scans evaluate the WHERE first and decode other columns only for rows that pass, and skip pages and row groups by page statistics and dictionaries; off skips whole row groups by their statistics only (CLINK_DISABLE_LATE_MATERIALIZATION)",
 	"sql-client.execution.result-mode": "table|changelog|tableau",
 	"table.exec.state.ttl":             "how long a regular streaming join keeps a row, e.g. '1 h' (default 0: forever)",
+	"execution.memory-limit":           "the memory a query's hash tables, sorts and join builds may take before GROUP BY and ORDER BY spill to disk (or the query fails naming the limit), e.g. '2gb', '512mb', 'unlimited' (default: CLINK_MEMORY_LIMIT, else half of the machine's or cgroup's memory)",
+	"execution.spill-dir":              "the directory spill files go under (default: the system's temp dir, $TMPDIR)",
 	"scan.startup.mode":                "earliest-offset|latest-offset: where the demo table (nexmark, and its views bid, auction, person) starts reading in the queries that follow (default latest-offset); a table created WITH its own options keeps them",
 	"execution.runtime-mode":           "streaming|batch: streaming plans bounded inputs as streams (streaming joins, changelogs); batch (default) uses batch operators where the inputs are bounded",
 }
@@ -495,6 +497,18 @@ func (s *Session) set(x *ast.Set, w ResultWriter) (Outcome, error) {
 	if k == "table.exec.state.ttl" {
 		if d, err := sql.ParseDuration(x.Value); err != nil || d < 0 {
 			return Outcome{}, fmt.Errorf("SET '%s' = '%s': want a duration such as '1 h', '30 min' or '0' (keep state forever)", k, x.Value)
+		}
+	}
+	if k == "execution.memory-limit" {
+		n, err := parseMemoryLimit(x.Value)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("SET '%s' = '%s': %v", k, x.Value, err)
+		}
+		applyGCLimit(n)
+	}
+	if k == "execution.spill-dir" {
+		if st, err := os.Stat(x.Value); err != nil || !st.IsDir() {
+			return Outcome{}, fmt.Errorf("SET '%s' = '%s': not a directory", k, x.Value)
 		}
 	}
 	if k == "scan.startup.mode" {

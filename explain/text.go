@@ -239,6 +239,9 @@ func runtimeLines(s *Stage, rt *Runtime, root, verbose bool) []string {
 	if rt.DecodeFallbacks > 0 || rt.SkippedRecords > 0 {
 		out = append(out, fmt.Sprintf("decode fallbacks: %s; skipped bad records: %s", Human(rt.DecodeFallbacks), Human(rt.SkippedRecords)))
 	}
+	if l := spillLine(rt.Counters); l != "" && !verbose {
+		out = append(out, l) // VERBOSE lists every counter below
+	}
 	if verbose {
 		var parts []string
 		for _, c := range rt.Counters {
@@ -352,4 +355,20 @@ func Duration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
+}
+
+// spillLine is what a stage wrote to disk under its memory limit (the
+// operators' "spilled ..." counters), or "".
+func spillLine(cs []Count) string {
+	var parts []string
+	for _, c := range cs {
+		switch c.Name {
+		case "spilled bytes", "spilled rows", "spill partitions", "sorted runs", "early flushes":
+			parts = append(parts, fmt.Sprintf("%s: %s", c.Name, Human(c.Value)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ")
 }

@@ -147,7 +147,7 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			// the partial results cross the exchange, so a GROUP BY with
 			// few groups moves a few rows instead of every row.
 			partial := b.op("HashAggregate", "partial: "+strings.Join(parts, ", "), func() exec.Operator {
-				return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
+				return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem).PartialFlush()
 			}, wireParallel, nil, in)
 			b.schemas[partial] = x.schema
 			keys := make([]int, len(x.GroupCols))
@@ -157,11 +157,11 @@ func (b *builder) buildNode(n Node) (*Stage, error) {
 			// Grouped: the partials are exchanged by key to parallel final
 			// merges; one group (no GROUP BY): one final merge gathers them.
 			return b.op("HashAggregate", "final: "+strings.Join(parts, ", "), func() exec.Operator {
-				return ops.NewHashAggregate(keys, final, x.schema, mem)
+				return ops.NewHashAggregate(keys, final, x.schema, mem).AllowSpill()
 			}, w, [][]int{keys}, partial), nil
 		}
 		return b.op("HashAggregate", strings.Join(parts, ", "), func() exec.Operator {
-			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem)
+			return ops.NewHashAggregate(x.GroupCols, x.Aggs, x.schema, mem).AllowSpill()
 		}, w, [][]int{x.GroupCols}, in), nil
 	case *SetOp:
 		return b.buildSetOp(x)

@@ -86,6 +86,9 @@ type Physical struct {
 	// EnvSwitches are the switches of Options that came from the
 	// environment (the rest came from SET), so EXPLAIN names the right one.
 	EnvSwitches exec.Options
+	// Budget is the query's memory budget (nil: unlimited), which the
+	// runner puts in the context the operators see.
+	Budget *exec.MemoryBudget
 }
 
 // BuildOptions configure physical planning.
@@ -112,6 +115,9 @@ type BuildOptions struct {
 	// the same batches reach the same subtasks on every run
 	// (SET 'parallelism.shared-ranges' = 'off' or CLINK_FIXED_SPLITS=1).
 	FixedSplits bool
+	// Budget is the query's memory budget ('execution.memory-limit'; nil:
+	// unlimited).
+	Budget *exec.MemoryBudget
 }
 
 type builder struct {
@@ -149,7 +155,7 @@ func Build(root Node, sink exec.Operator, opts BuildOptions) (*Physical, error) 
 	top := b.op(name, "", func() exec.Operator { return sink }, wireGather, nil, child)
 	top.Output = OutRows
 	passes := b.runPasses(top)
-	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Passes: passes, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Key: resultKey(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches}, nil
+	return &Physical{Graph: b.g, Root: top, Stages: b.stages, Passes: passes, Schema: root.Schema(), Bounded: Bounded(root), Order: resultOrder(root), Key: resultKey(root), Options: opts.Exec, EnvSwitches: opts.EnvSwitches, Budget: opts.Budget}, nil
 }
 
 // orderedScans finds the scans below a WATERMARK. A subtask's watermark

@@ -55,6 +55,7 @@ type options struct {
 	format      string
 	version     bool
 	metricsAddr string
+	memoryLimit string
 }
 
 // errFlagReported: the flag package already printed the problem.
@@ -69,6 +70,7 @@ func shellFlags(o *options, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.format, "format", formatTable, "output `format`: table, csv, tsv, json, ndjson")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics on `ADDR` (host:port)")
+	fs.StringVar(&o.memoryLimit, "memory-limit", "", "a query's memory budget before GROUP BY, ORDER BY and joins spill to disk, e.g. 2gb or unlimited (default: half the memory; SET 'execution.memory-limit' changes it)")
 	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	return fs
 }
@@ -126,6 +128,12 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	if o.version {
 		fmt.Fprintf(stdout, "clinksh %s (%s)\n", version, runtime.Version())
 		return exitOK
+	}
+	if o.memoryLimit != "" {
+		if err := engine.SetDefaultMemoryLimit(o.memoryLimit); err != nil {
+			fmt.Fprintf(stderr, "clinksh: --memory-limit: %s\n", err)
+			return exitUsage
+		}
 	}
 
 	// Open the script before anything else, so a missing file costs

@@ -111,6 +111,16 @@ type HashAggregate struct {
 	ngroups int
 	heldWM  int64
 	done    bool
+
+	// Memory (agg_spill.go).
+	resInit  bool
+	res      *exec.Reservation
+	canSpill bool
+	partial  bool      // a two-phase GROUP BY's first phase: may emit early
+	level    int       // 0; a partition's aggregate: its spill depth
+	spill    *aggSpill // non-nil once the table is frozen
+	spilled  spillStats
+	rowsSeen int // row path: rows since the last account
 }
 
 // NewHashAggregate returns GROUP BY groupCols computing aggs into out.
@@ -244,7 +254,7 @@ func (h *HashAggregate) grow() {
 }
 
 // Process is the row path.
-func (h *HashAggregate) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) error {
+func (h *HashAggregate) Process(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) error {
 	if err := h.bind(b.Schema()); err != nil {
 		return err
 	}
@@ -252,11 +262,28 @@ func (h *HashAggregate) Process(_ context.Context, _ int, b *exec.Batch, _ exec.
 		h.grow()
 	}
 	for ri, r := range b.Rows() {
+		if h.spill != nil {
+			g, err := h.foldFound(r, ri)
+			if err == nil && g < 0 {
+				err = h.spillRow(r)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if _, _, err := h.foldRow(r, ri); err != nil {
 			return err
 		}
+		// Account every so many rows, not per row.
+		if h.rowsSeen++; h.rowsSeen >= 1024 {
+			h.rowsSeen = 0
+			if err := h.account(ctx, out); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
+	return h.account(ctx, out)
 }
 
 // foldRow folds one row into its group (created, or found) and returns the
@@ -295,7 +322,7 @@ func (h *HashAggregate) foldRow(r exec.Row, ri int) (g int32, created bool, err 
 
 // ProcessColumnar hashes the key columns straight from the arrays into
 // group ids and folds each aggregate's column into its typed state.
-func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) (bool, error) {
+func (h *HashAggregate) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, out exec.Emitter) (bool, error) {
 	if err := h.bind(b.Schema()); err != nil {
 		return false, err
 	}
@@ -310,7 +337,8 @@ func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch,
 			h.keyCols = append(h.keyCols, rec.Column(c))
 		}
 		h.newRows = h.newRows[:0]
-		ids, err := h.keys.idsColumnar(h.keyCols, n, true, h.ids, h.onNew)
+		// A frozen table (spilling) only finds keys: -1 for the others.
+		ids, err := h.keys.idsColumnar(h.keyCols, n, h.spill == nil, h.ids, h.onNew)
 		if err != nil {
 			return false, fmt.Errorf("aggregate: %w", err)
 		}
@@ -329,7 +357,9 @@ func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch,
 				continue
 			}
 			for _, g := range h.ids {
-				counts[g]++
+				if g >= 0 {
+					counts[g]++
+				}
 			}
 			continue
 		}
@@ -347,7 +377,12 @@ func (h *HashAggregate) ProcessColumnar(_ context.Context, _ int, b *exec.Batch,
 			return true, aggFailure("aggregate "+h.aggs[i].String(), err)
 		}
 	}
-	return true, nil
+	if h.spill != nil {
+		if err := h.spillColumnar(rec, h.ids); err != nil {
+			return true, err
+		}
+	}
+	return true, h.account(ctx, out)
 }
 
 // OnWatermark holds the watermark: the result leaves at Finish, and rows
@@ -358,7 +393,8 @@ func (h *HashAggregate) OnWatermark(_ context.Context, wm int64, _ exec.Emitter)
 }
 
 // Finish emits the result: born columnar from the typed state when the
-// planner turned columnar output on, as rows otherwise.
+// planner turned columnar output on, as rows otherwise; then, if the
+// aggregate spilled, each partition's groups (agg_spill.go).
 func (h *HashAggregate) Finish(ctx context.Context, _ int, out exec.Emitter) error {
 	if h.done {
 		return nil
@@ -367,6 +403,22 @@ func (h *HashAggregate) Finish(ctx context.Context, _ int, out exec.Emitter) err
 	if h.err != nil {
 		return h.err
 	}
+	if err := h.emitGroups(ctx, out); err != nil {
+		return err
+	}
+	if h.spill != nil {
+		if err := h.finishSpilled(ctx, out); err != nil {
+			return err
+		}
+	}
+	if h.heldWM > exec.MinWatermark {
+		return out.EmitWatermark(ctx, h.heldWM)
+	}
+	return nil
+}
+
+// emitGroups emits the groups in memory.
+func (h *HashAggregate) emitGroups(ctx context.Context, out exec.Emitter) error {
 	h.grow() // no GROUP BY: exactly one row, even over no input
 	n := h.ngroups
 	cols := make([]arrow.Array, 0, h.out.NumFields())
@@ -410,14 +462,13 @@ func (h *HashAggregate) Finish(ctx context.Context, _ int, out exec.Emitter) err
 			return err
 		}
 	}
-	if h.heldWM > exec.MinWatermark {
-		return out.EmitWatermark(ctx, h.heldWM)
-	}
 	return nil
 }
 
-// Close releases the key builders.
+// Close releases the key builders, the reservation and any spill files.
 func (h *HashAggregate) Close() {
+	h.closeSpill()
+	h.res.Release()
 	for _, b := range h.keyBld {
 		b.Release()
 	}

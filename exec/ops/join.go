@@ -206,6 +206,7 @@ func NewHashJoinSpec(spec HashJoinSpec, mem memory.Allocator) *HashJoin {
 		}
 	}
 	j.kind = chooseKeyKind(types)
+	j.newChild = func() *batchJoin { return &NewHashJoinSpec(spec, mem).batchJoin }
 	return j
 }
 

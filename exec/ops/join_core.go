@@ -40,10 +40,20 @@ type batchJoin struct {
 	// Emission counts for EXPLAIN ANALYZE (Report).
 	emitsColumnar, emitsHeldBack int64
 
-	chunks  []buildChunk
-	build   *buildSide
-	pending []pendingProbe
-	heldWM  int64
+	chunks []buildChunk
+	build  *buildSide
+
+	// Memory (join_spill.go). newChild makes a join of the same spec for
+	// a spilled partition (nil: this join cannot spill).
+	resInit    bool
+	res        *exec.Reservation
+	buildBytes int64
+	spill      *joinSpill
+	spilled    spillStats
+	level      int
+	newChild   func() *batchJoin
+	pending    []pendingProbe
+	heldWM     int64
 	// RIGHT and FULL: which build rows found a match, and which inputs
 	// ended (the rows that found none come out padded once both have).
 	matched      []bool
@@ -129,6 +139,7 @@ func (j *batchJoin) Report() exec.OperatorReport {
 			r.Counters = append(r.Counters, exec.NamedCount{Name: "build keys", Value: int64(j.build.keys.len())})
 		}
 	}
+	r.Counters = append(r.Counters, j.spilled.counters()...)
 	return r
 }
 
@@ -138,9 +149,23 @@ func (j *batchJoin) Process(ctx context.Context, input int, b *exec.Batch, out e
 		return j.err
 	}
 	if input == 1 {
-		j.chunks = append(j.chunks, buildChunk{rows: b.Rows(), schema: b.Schema()})
+		rows := b.Rows()
 		j.noteBuildSchema(b.Schema())
-		return j.err
+		if j.err != nil {
+			return j.err
+		}
+		if j.spill != nil {
+			return j.spillBatch(1, b.Schema(), nil, rows)
+		}
+		j.chunks = append(j.chunks, buildChunk{rows: rows, schema: b.Schema()})
+		var n int64
+		for _, r := range rows {
+			n += rowBytes(r)
+		}
+		return j.accountBuild(ctx, n, len(rows))
+	}
+	if j.spill != nil {
+		return j.spillBatch(0, b.Schema(), nil, b.Rows())
 	}
 	if j.build == nil {
 		b.Retain()
@@ -162,9 +187,25 @@ func (j *batchJoin) ProcessColumnar(ctx context.Context, input int, b *exec.Batc
 		if err != nil {
 			return true, fmt.Errorf("join: build input: %w", err)
 		}
-		j.chunks = append(j.chunks, buildChunk{rec: rec})
 		j.noteBuildSchema(rec.Schema())
-		return true, j.err
+		if j.err != nil {
+			rec.Release()
+			return true, j.err
+		}
+		if j.spill != nil {
+			defer rec.Release()
+			return true, j.spillBatch(1, rec.Schema(), rec, nil)
+		}
+		j.chunks = append(j.chunks, buildChunk{rec: rec})
+		return true, j.accountBuild(ctx, recordBytes(rec), int(rec.NumRows()))
+	}
+	if j.spill != nil {
+		rec, err := plainRecord(j.mem, plainSchema(b.Schema()), b.Record())
+		if err != nil {
+			return true, fmt.Errorf("join: probe input: %w", err)
+		}
+		defer rec.Release()
+		return true, j.spillBatch(0, rec.Schema(), rec, nil)
 	}
 	// The output carries the declared (plain) types, and pending probe
 	// batches are held with the build's state.
@@ -285,6 +326,9 @@ func (j *batchJoin) OnWatermark(ctx context.Context, wm int64, out exec.Emitter)
 // Finish of the build input hashes it and replays the held probe batches.
 func (j *batchJoin) Finish(ctx context.Context, input int, out exec.Emitter) error {
 	j.ended[input] = true
+	if j.spill != nil {
+		return j.finishSpilled(ctx, out)
+	}
 	if input == 0 {
 		return j.emitUnmatched(ctx, out)
 	}
@@ -354,6 +398,7 @@ func (j *batchJoin) releaseChunks() {
 
 // Close releases buffered input and the build side.
 func (j *batchJoin) Close() {
+	j.closeSpill()
 	if j.recycle != nil {
 		j.recycle.Close()
 	}

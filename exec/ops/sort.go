@@ -26,6 +26,14 @@ type Sort struct {
 	rows     []exec.Row // row input
 	heldWM   int64
 	finished bool
+
+	// Memory (sort_spill.go).
+	resInit  bool
+	res      *exec.Reservation
+	bufBytes int64 // the buffer's estimate
+	dir      *spillDir
+	runs     []*spillFile
+	spilled  spillStats
 }
 
 // NewSort returns ORDER BY keys.
@@ -66,16 +74,20 @@ func checkSortKeys(keys []SortKey, schema *arrow.Schema) error {
 }
 
 // Process is the row path: buffer the rows.
-func (s *Sort) Process(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) error {
+func (s *Sort) Process(ctx context.Context, _ int, b *exec.Batch, _ exec.Emitter) error {
 	if err := s.check(b.Schema()); err != nil {
 		return err
 	}
-	s.rows = append(s.rows, b.Rows()...)
-	return nil
+	rows := b.Rows()
+	s.rows = append(s.rows, rows...)
+	for _, r := range rows {
+		s.bufBytes += rowBytes(r)
+	}
+	return s.account(ctx)
 }
 
 // ProcessColumnar buffers the record (retained).
-func (s *Sort) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _ exec.Emitter) (bool, error) {
+func (s *Sort) ProcessColumnar(ctx context.Context, _ int, b *exec.Batch, _ exec.Emitter) (bool, error) {
 	if err := s.check(b.Schema()); err != nil {
 		return false, err
 	}
@@ -87,7 +99,8 @@ func (s *Sort) ProcessColumnar(_ context.Context, _ int, b *exec.Batch, _ exec.E
 	}
 	s.recs = append(s.recs, rec)
 	s.recRows += int(rec.NumRows())
-	return true, nil
+	s.bufBytes += recordBytes(rec)
+	return true, s.account(ctx)
 }
 
 // OnWatermark holds the watermark until the sorted output has left.
@@ -97,41 +110,51 @@ func (s *Sort) OnWatermark(_ context.Context, wm int64, _ exec.Emitter) error {
 }
 
 // Finish emits the sorted rows: columnar when any input came columnar
-// (buffered rows are then encoded and sorted with them), rows otherwise.
+// (buffered rows are then encoded and sorted with them), rows otherwise;
+// or, when the buffer went to disk in sorted runs, the runs merged.
 func (s *Sort) Finish(ctx context.Context, _ int, out exec.Emitter) error {
 	if s.finished {
 		return nil
 	}
 	s.finished = true
+	if len(s.runs) > 0 {
+		if err := s.spillRun(ctx); err != nil {
+			return err
+		}
+		if err := s.mergeRuns(ctx, out); err != nil {
+			return err
+		}
+	} else if err := s.emitSorted(ctx, out); err != nil {
+		return err
+	}
+	if s.heldWM > exec.MinWatermark {
+		return out.EmitWatermark(ctx, s.heldWM)
+	}
+	return nil
+}
+
+// emitSorted emits the buffer sorted and empties it.
+func (s *Sort) emitSorted(ctx context.Context, out exec.Emitter) error {
 	if len(s.recs) == 0 {
 		rows, err := sortRows(s.schema, s.keys, s.rows)
 		if err != nil {
 			return err
 		}
 		s.rows = nil
-		if err := emitRowChunks(ctx, out, s.schema, rows); err != nil {
-			return err
-		}
-	} else {
-		if len(s.rows) > 0 {
-			rec, err := exec.EncodeRows(s.mem, s.schema, s.rows)
-			if err != nil {
-				return fmt.Errorf("sort: %w", err)
-			}
-			s.recs = append(s.recs, rec)
-			s.recRows += len(s.rows)
-			s.rows = nil
-		}
-		err := s.emitRecords(ctx, out)
-		s.releaseRecs()
+		return emitRowChunks(ctx, out, s.schema, rows)
+	}
+	if len(s.rows) > 0 {
+		rec, err := exec.EncodeRows(s.mem, s.schema, s.rows)
 		if err != nil {
-			return err
+			return fmt.Errorf("sort: %w", err)
 		}
+		s.recs = append(s.recs, rec)
+		s.recRows += len(s.rows)
+		s.rows = nil
 	}
-	if s.heldWM > exec.MinWatermark {
-		return out.EmitWatermark(ctx, s.heldWM)
-	}
-	return nil
+	err := s.emitRecords(ctx, out)
+	s.releaseRecs()
+	return err
 }
 
 // sortRows sorts row-form rows by keys (stably).
@@ -246,8 +269,20 @@ func (s *Sort) releaseRecs() {
 	s.recRows = 0
 }
 
-// Close releases buffered records.
+// Close releases buffered records, the reservation and any runs.
 func (s *Sort) Close() {
 	s.releaseRecs()
 	s.rows = nil
+	s.res.Release()
+	if s.dir != nil {
+		s.spilled.add(s.dir.stats)
+		s.dir.remove()
+		s.dir = nil
+	}
+	s.runs = nil
+}
+
+// Report implements exec.Reporter: what spilled, if anything.
+func (s *Sort) Report() exec.OperatorReport {
+	return exec.OperatorReport{Counters: s.spilled.counters()}
 }
