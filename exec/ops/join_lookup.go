@@ -60,15 +60,17 @@ func (j *LookupJoin) keep(input int, b *exec.Batch) error {
 	if input == 0 && j.tableDone {
 		return nil
 	}
+	// Kept decoded: a scan hands out dictionary and plain batches of one
+	// column, and the state's parts hold one schema.
 	var rec arrow.RecordBatch
+	var err error
 	if b.IsColumnar() {
-		rec = b.Record()
-		rec.Retain()
+		rec, err = plainRecord(j.mem, plainSchema(b.Schema()), b.Record())
 	} else {
-		var err error
-		if rec, err = exec.EncodeRows(j.mem, b.Schema(), b.Rows()); err != nil {
-			return fmt.Errorf("lookup join: %w", err)
-		}
+		rec, err = exec.EncodeRows(j.mem, plainSchema(b.Schema()), b.Rows())
+	}
+	if err != nil {
+		return fmt.Errorf("lookup join: %w", err)
 	}
 	if input == 1 {
 		j.table = append(j.table, rec)

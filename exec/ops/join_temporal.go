@@ -131,7 +131,7 @@ func (j *TemporalJoin) check(input int, s *arrow.Schema) error {
 	if err != nil {
 		return fmt.Errorf("temporal join: time column %q: %w", s.Field(col).Name, err)
 	}
-	j.scale[input], j.scaled[input], j.schemas[input] = [2]int64{mul, div}, true, s
+	j.scale[input], j.scaled[input], j.schemas[input] = [2]int64{mul, div}, true, plainSchema(s) // the state holds values decoded
 	return nil
 }
 
