@@ -280,23 +280,14 @@ func (k *keyIndex) idsDict(a *array.Dictionary, n int, insert bool, ids []int32,
 	if err != nil {
 		return nil, err
 	}
-	codes, fast := a.Indices().(*array.Int32)
-	var raw []int32
-	if fast {
-		raw = codes.Int32Values()
-	}
+	codes := codesOf(a)
 	nulls := a.NullN() > 0
 	for i := 0; i < n; i++ {
 		if nulls && a.IsNull(i) {
 			ids[i] = k.null(insert, onNew, i)
 			continue
 		}
-		var c int
-		if fast {
-			c = int(raw[i])
-		} else {
-			c = a.GetValueIndex(i)
-		}
+		c := codes.at(i)
 		if uint(c) >= uint(len(memo)) {
 			return nil, fmt.Errorf("dictionary code %d out of range (dictionary has %d values)", c, len(memo))
 		}

@@ -72,22 +72,13 @@ func (ic *internCol) pack(arr arrow.Array, c packCol, n int, dst []uint64, spill
 		if err != nil {
 			return false, err
 		}
-		codes, fast := a.Indices().(*array.Int32)
-		var raw []int32
-		if fast {
-			raw = codes.Int32Values()
-		}
+		codes := codesOf(a)
 		nulls := a.NullN() > 0
 		for i := 0; i < n; i++ {
 			if nulls && a.IsNull(i) {
 				continue
 			}
-			var code int
-			if fast {
-				code = int(raw[i])
-			} else {
-				code = a.GetValueIndex(i)
-			}
+			code := codes.at(i)
 			if uint(code) >= uint(len(memo)) {
 				return false, fmt.Errorf("dictionary code %d out of range (dictionary has %d values)", code, len(memo))
 			}
@@ -168,4 +159,26 @@ func newInterners(l *keyLayout) []*internCol {
 		out[i] = &internCol{t: newBytesTable()}
 	}
 	return out
+}
+
+// dictCodes reads a dictionary array's codes: straight from the INT32
+// indices a scan produces, through GetValueIndex for other index types.
+type dictCodes struct {
+	a   *array.Dictionary
+	raw []int32 // nil: not INT32 indices
+}
+
+func codesOf(a *array.Dictionary) dictCodes {
+	c := dictCodes{a: a}
+	if ix, ok := a.Indices().(*array.Int32); ok {
+		c.raw = ix.Int32Values()
+	}
+	return c
+}
+
+func (c dictCodes) at(i int) int {
+	if c.raw != nil {
+		return int(c.raw[i])
+	}
+	return c.a.GetValueIndex(i)
 }
